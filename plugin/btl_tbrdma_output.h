@@ -1,0 +1,53 @@
+/*
+ * tbrdma's output: the btl_tbrdma_verbose stream and the one way user-facing messages are
+ * shown. Works in release builds of Open MPI (BTL_VERBOSE does not: it is compiled out unless
+ * Open MPI was configured --enable-debug).
+ *
+ * Verbosity levels: 1 = why tbrdma declines, which ports it uses, the mesh; 5 = per peer;
+ * 10 = per resource (device, port, GID).
+ */
+#ifndef BTL_TBRDMA_OUTPUT_H
+#define BTL_TBRDMA_OUTPUT_H
+
+#include "btl_tbrdma.h"
+
+#include "opal/util/output.h"
+
+/* Room for one message of core/ (a port diagnosis is well under 1 KiB). */
+#define TBRDMA_MSG_MAX 2048
+
+#define TBRDMA_VERBOSE_DECLINE  1
+#define TBRDMA_VERBOSE_PEER     5
+#define TBRDMA_VERBOSE_RESOURCE 10
+
+/* Prints "tbrdma: <fmt>" on the tbrdma stream when btl_tbrdma_verbose >= level. */
+#define TBRDMA_VERBOSE(level, fmt, ...)                                                           \
+    do {                                                                                          \
+        if (mca_btl_tbrdma_component.verbose >= (level)) {                                        \
+            opal_output_verbose((level), mca_btl_tbrdma_component.output, "tbrdma: " fmt,         \
+                                ##__VA_ARGS__);                                                   \
+        }                                                                                         \
+    } while (0)
+
+/*
+ * Opens the verbose stream at btl_tbrdma_verbose and looks for the help file (installed
+ * $(pkgdatadir), then the source directory of an uninstalled build); when found, adds its
+ * directory to Open MPI's help search path. Call from component open.
+ */
+void mca_btl_tbrdma_output_open(void);
+
+/* Closes the stream. Call from component close. */
+void mca_btl_tbrdma_output_close(void);
+
+/*
+ * Shows one user-facing message (text formatted by core/, e.g. tbrdma_diag_port_message):
+ * through opal_show_help with the given topic of help-mpi-btl-tbrdma.txt (which frames it
+ * and says what happens next) when Open MPI can read our help file, else as one
+ * "tbrdma: <text>" line through opal_output. Always shown, whatever the verbosity.
+ */
+void mca_btl_tbrdma_show_help(const char *topic, const char *text);
+
+/* 1 when the help file is used (opal_show_help), 0 when messages fall back to opal_output. */
+int mca_btl_tbrdma_show_help_available(void);
+
+#endif /* BTL_TBRDMA_OUTPUT_H */

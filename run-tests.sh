@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# ./run-tests.sh: installs what tbrdma needs, builds it, and runs every test:
+#   unit        CUnit tests of the pure logic (make check)
+#   ompi-4.1    the plugin in Debian 12's Open MPI 4.1.4 (ompi_info, mpirun, version guard)
+#   ompi-5.0    the same in Open MPI 5.0.7 from a Debian 13 chroot
+#   netif       interface discovery in network namespaces
+#   sim         the Thunderbolt fabric simulator and the simulated cluster of Macs
+#   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
+#   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
+# Every test prints what it checked; its log is under build/test-logs/. The last line is
+# "tests: N passed, M failed, K skipped". Exit status 0 only when nothing failed.
+# Options: --only STAGE[,STAGE...]  run only these stages; --skip STAGE[,...]  skip these.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")" && pwd)
+cd "$top"
+only=""
+skip=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --only) only="$2"; shift 2 ;;
+    --skip) skip="$2"; shift 2 ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+logs="$top/build/test-logs"
+passed=0
+failed=0
+skipped=0
+failures=()
+start_all=$(date +%s)
+
+stage_wanted()
+{
+    local s=$1
+    if [ -n "$only" ] && [[ ",$only," != *",$s,"* ]]; then
+        return 1
+    fi
+    [[ ",$skip," != *",$s,"* ]]
+}
+
+# run_test STAGE NAME TIMEOUT CMD...: runs one test, records pass (0), skip (77) or fail.
+run_test()
+{
+    local stage=$1 name=$2 limit=$3
+    shift 3
+    local log="$logs/$stage/$name.log" t0 rc
+    mkdir -p "$(dirname "$log")"
+    t0=$(date +%s)
+    timeout --kill-after=20 "$limit" "$@" >"$log" 2>&1 </dev/null
+    rc=$?
+    local secs=$(($(date +%s) - t0))
+    case $rc in
+    0) passed=$((passed + 1)); printf '  PASS  %-40s %4ds\n' "$stage/$name" "$secs" ;;
+    77) skipped=$((skipped + 1))
+        printf '  SKIP  %-40s %4ds  %s\n' "$stage/$name" "$secs" "$(grep -i 'skip' "$log" | tail -1)" ;;
+    124 | 137) failed=$((failed + 1)); failures+=("$stage/$name (timeout ${limit}s)")
+        printf '  FAIL  %-40s %4ds  timed out after %ss\n' "$stage/$name" "$secs" "$limit" ;;
+    *) failed=$((failed + 1)); failures+=("$stage/$name")
+        printf '  FAIL  %-40s %4ds  exit %d, log %s\n' "$stage/$name" "$secs" "$rc" "$log"
+        tail -n 15 "$log" | sed 's/^/        | /' ;;
+    esac
+    return 0
+}
+
+# run_dir STAGE DIR TIMEOUT: every executable *.sh in DIR is a test.
+run_dir()
+{
+    local stage=$1 dir=$2 limit=$3 t
+    for t in "$dir"/*.sh; do
+        [ -x "$t" ] || continue
+        run_test "$stage" "$(basename "$t" .sh)" "$limit" "$t"
+    done
+}
+
+# Unit tests: each CUnit binary of make check counts as one test.
+run_unit()
+{
+    local log="$logs/unit/make-check.log" f name rc
+    mkdir -p "$logs/unit"
+    make -C build check -j2 >"$log" 2>&1
+    for f in build/test/unit/*.log; do
+        [ -f "$f" ] || continue
+        name=$(basename "$f" .log)
+        [ "$name" = test-suite ] && continue
+        rc=$(sed -n 's/^:test-result: //p' "build/test/unit/$name.trs" 2>/dev/null | head -1)
+        cp "$f" "$logs/unit/$name.log"
+        case "$rc" in
+        PASS) passed=$((passed + 1)); printf '  PASS  %-40s\n' "unit/$name" ;;
+        SKIP) skipped=$((skipped + 1)); printf '  SKIP  %-40s\n' "unit/$name" ;;
+        *) failed=$((failed + 1)); failures+=("unit/$name")
+           printf '  FAIL  %-40s log %s\n' "unit/$name" "$logs/unit/$name.log"
+           grep -E 'FAILED|Assertion|failed' "$f" | head -10 | sed 's/^/        | /' ;;
+        esac
+    done
+    if ! ls build/test/unit/*.trs >/dev/null 2>&1; then
+        failed=$((failed + 1)); failures+=("unit/make-check")
+        echo "  FAIL  unit/make-check (no unit test ran; see $log)"
+        tail -n 20 "$log" | sed 's/^/        | /'
+    fi
+}
+
+echo "== setup: packages"
+if ! test/install-deps.sh; then
+    echo "run-tests: could not install the packages tbrdma needs" >&2
+    echo "tests: 0 passed, 1 failed, 0 skipped"
+    exit 1
+fi
+echo "== build (Open MPI $(ompi_info --version 2>/dev/null | sed -n 's/.*v\([0-9.]*\).*/\1/p' | head -1))"
+mkdir -p "$logs"
+if ! ./build.sh >"$logs/build.log" 2>&1; then
+    echo "run-tests: the build failed; last lines of $logs/build.log:" >&2
+    tail -n 30 "$logs/build.log" >&2
+    echo "tests: 0 passed, 1 failed, 0 skipped"
+    exit 1
+fi
+echo "  built $(ls build/plugin/.libs/mca_btl_tbrdma.so)"
+
+if stage_wanted unit; then
+    echo "== unit"
+    run_unit
+fi
+if stage_wanted ompi-4.1; then
+    echo "== ompi-4.1"
+    run_test ompi-4.1 run-all 900 test/integration/ompi/run-all.sh 4.1
+fi
+if stage_wanted ompi-5.0; then
+    echo "== ompi-5.0"
+    run_test ompi-5.0 make-chroot 1200 test/ompi5/make-chroot.sh
+    run_test ompi-5.0 build 900 test/ompi5/build.sh
+    run_test ompi-5.0 run-all 900 test/integration/ompi/run-all.sh 5.0
+fi
+if stage_wanted netif; then
+    echo "== netif"
+    run_dir netif test/integration/netif 300
+fi
+if stage_wanted sim; then
+    echo "== sim"
+    run_dir sim test/sim/tests 600
+fi
+if stage_wanted plugin-sim; then
+    echo "== plugin-sim"
+    run_dir plugin-sim test/integration/sim 600
+fi
+if stage_wanted vm; then
+    echo "== vm"
+    run_test vm run-tier 1800 test/vm/run-tier.sh
+    grep -h '^vm tier' "$logs/vm/run-tier.log" 2>/dev/null | sed 's/^/  /'
+fi
+
+echo "== summary ($(($(date +%s) - start_all)) s)"
+for f in "${failures[@]+"${failures[@]}"}"; do
+    echo "  failed: $f"
+done
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

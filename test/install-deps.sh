@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package tbrdma needs to build, run its demo and run its tests.
+# Idempotent: asks apt only for what is missing. Root only (CI runs as root).
+set -euo pipefail
+
+packages=(
+    # build
+    gcc make autoconf automake libtool pkg-config
+    libopenmpi-dev openmpi-bin libibverbs-dev libcunit1-dev
+    # the simulated Mac cluster (network namespaces, veth cables)
+    iproute2 util-linux procps psmisc iputils-ping bridge-utils
+    # real verbs: rdma-core, and Soft-RoCE inside qemu VMs
+    rdma-core ibverbs-utils ibverbs-providers
+    qemu-system-x86 busybox-static kmod dropbear-bin openssh-client xz-utils
+    # Open MPI 5.0 in a Debian 13 chroot
+    debootstrap
+    # tools used by tests
+    strace clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+        missing+=("$p")
+    fi
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "install-deps: all ${#packages[@]} packages present"
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages (${missing[*]}); run as root or install them" >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+for attempt in 1 2 3; do
+    if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+        exit 0
+    fi
+    echo "install-deps: apt failed (attempt $attempt), retrying in 10 s" >&2
+    sleep 10
+done
+echo "install-deps: could not install ${missing[*]}" >&2
+exit 1

@@ -1,0 +1,98 @@
+# Shared helpers for tbrdma's tests on the simulated cluster of Macs (sourced, not run).
+# Each test brings up its own cluster under a unique prefix and state directory and tears it
+# down on exit, whatever happens.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+build="$top/build"
+tbc="$top/test/sim/tbcluster"
+simlib="$build/test/sim/.libs/libtbsim.so"
+info="$build/tools/tbrdma-info"
+plugin_dir="$build/plugin/.libs"
+export TBSIMCTL="$build/test/sim/tbsimctl"
+
+skip()
+{
+    echo "SKIP: $*"
+    exit 77
+}
+
+fail()
+{
+    echo "FAIL: $*"
+    exit 1
+}
+
+ok()
+{
+    echo "ok: $*"
+}
+
+# require_env: root, network namespaces, and the build's artifacts.
+require_env()
+{
+    [ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+    ip netns list >/dev/null 2>&1 || skip "ip netns is not available"
+    local f
+    for f in "$tbc" "$simlib" "$info" "$plugin_dir/mca_btl_tbrdma.so" "$TBSIMCTL"; do
+        [ -e "$f" ] || fail "missing $f (build first: ./build.sh)"
+    done
+}
+
+# cluster_up ARGS...: brings up a cluster private to this test; down on exit.
+cluster_up()
+{
+    prefix="t$$"
+    export TBSIM_DIR="/run/tbsim-test-$$"
+    trap 'cluster_down' EXIT
+    "$tbc" up --prefix "$prefix" "$@" || fail "tbcluster up $* failed"
+}
+
+cluster_down()
+{
+    "$tbc" down --prefix "$prefix" >/dev/null 2>&1 || echo "warning: tbcluster down failed"
+}
+
+# on HOST CMD...: runs CMD on a simulated Mac.
+on()
+{
+    local host=$1
+    shift
+    "$tbc" exec --prefix "$prefix" "$host" -- "$@"
+}
+
+# info_on HOST [ARGS...]: tbrdma-info on a simulated Mac, against the simulator.
+info_on()
+{
+    local host=$1
+    shift
+    on "$host" "$info" --verbs-lib "$simlib" "$@"
+}
+
+# cables: "id hostA ifA hostB ifB" lines of the cluster's topology.
+cables()
+{
+    sed -n 's/^cable //p' "$TBSIM_DIR/topology"
+}
+
+# hello_bin: a small MPI program (data-checked send/recv and allreduce), built once per test.
+hello_bin()
+{
+    local out="$build/test/integration/sim/hello"
+    if [ ! -x "$out" ] || [ "$top/test/integration/hello.c" -nt "$out" ]; then
+        mkdir -p "$(dirname "$out")"
+        mpicc -O2 -o "$out" "$top/test/integration/hello.c" || fail "mpicc hello.c failed"
+    fi
+    echo "$out"
+}
+
+# tb_mpirun NP [MPIRUN-ARGS...] -- PROGRAM...: mpirun across the simulated Macs with tbrdma
+# loaded against the simulator, reporting at verbosity 1.
+tb_mpirun()
+{
+    local np=$1
+    shift
+    "$tbc" mpirun --prefix "$prefix" --np "$np" -- \
+        --mca pml ob1 --mca btl self,tcp,tbrdma \
+        --mca mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
+        --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 "$@"
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Link-local 169.254/16 on every port (exo's scheme) cannot identify cables by subnet: without a
+# mesh file tbrdma says so and how to fix it; with a mesh file, or MLX's hostfile, it resolves.
+source "$(dirname "$0")/lib.sh"
+require_env
+cluster_up --hosts 3 --addressing linklocal
+hello=$(hello_bin)
+out=$(tb_mpirun 3 -- "$hello" 2>&1)
+rc=$?
+echo "$out"
+[ "$rc" -eq 0 ] || fail "mpirun exit $rc"
+echo "$out" | grep -q "hello: OK" || fail "the MPI program did not report OK"
+echo "$out" | grep -q "btl_tbrdma_mesh_file" || fail "ambiguity message does not point to the mesh file"
+ok "link-local without a mesh file: ambiguity explained"
+
+meshfile="$TBSIM_DIR/mesh.txt"
+cables | while read -r id ha ia hb ib; do echo "$ha:rdma_$ia $hb:rdma_$ib"; done >"$meshfile"
+cat "$meshfile"
+out=$(tb_mpirun 3 --mca btl_tbrdma_mesh_file "$meshfile" -- "$hello" 2>&1)
+echo "$out"
+while read -r id ha ia hb ib; do
+    want="tbrdma mesh: $ha rdma_$ia <-> $hb rdma_$ib"
+    echo "$out" | grep -qF "$want" || fail "mesh file: cable $id not resolved"
+done < <(cables)
+ok "link-local with a mesh file: all 3 cables resolved"
+
+# MLX's hostfile: row i entry j is host i's device cabled to host j.
+mlx="$TBSIM_DIR/hostfile.json"
+hosts=(mac-a mac-b mac-c)
+{
+    printf '{"backend": "jaccl", "hosts": ['
+    for i in 0 1 2; do
+        printf '%s{"ssh": "%s", "ips": [], "rdma": [' "$([ $i -gt 0 ] && echo ,)" "${hosts[$i]}"
+        for j in 0 1 2; do
+            dev=null
+            if [ $i -ne $j ]; then
+                dev=$(cables | awk -v a="${hosts[$i]}" -v b="${hosts[$j]}" \
+                    '($2==a&&$4==b){print "\"rdma_"$3"\""} ($4==a&&$2==b){print "\"rdma_"$5"\""}')
+            fi
+            printf '%s%s' "$([ $j -gt 0 ] && echo ,)" "$dev"
+        done
+        printf ']}'
+    done
+    printf ']}\n'
+} >"$mlx"
+cat "$mlx"
+out=$(tb_mpirun 3 --mca btl_tbrdma_mesh_file "$mlx" -- "$hello" 2>&1)
+echo "$out"
+[ "$(echo "$out" | grep -o 'tbrdma mesh: .*<->.*' | sort -u | wc -l)" -eq 3 ] \
+    || fail "MLX hostfile: expected 3 resolved pairs"
+ok "link-local with MLX's hostfile: all 3 cables resolved"

@@ -1,0 +1,57 @@
+#!/bin/bash
+#
+# in-chroot.sh CMD [ARG...]: run CMD inside the Open MPI 5.0 chroot made by make-chroot.sh,
+# with the repository bind-mounted at its own path (so paths are the same inside and out),
+# /proc, /sys (read-only), /dev, /dev/pts and /dev/shm mounted, in the current directory when
+# it lies inside the repository (else /). Exits with CMD's status.
+#
+# The mounts live in a private mount namespace and are unmounted on exit; the chroot is
+# $TBRDMA_OMPI5_CHROOT or <repo>/build/ompi5/chroot. The environment is passed through except
+# PATH (the chroot's), HOME (/root), LD_LIBRARY_PATH, LD_PRELOAD and TMPDIR (host paths).
+
+set -u
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# The part that runs inside the private mount namespace.
+run_in_chroot()
+{
+    local root=$1 cwd=$PWD rc
+    shift
+    trap ompi5_umount_all EXIT
+    trap "exit 130" INT TERM
+    ompi5_mount_system "$root" || ompi5_die "$root: mounting /proc, /sys, /dev failed"
+    ompi5_mount_same_path "$root" "$TBRDMA_REPO" || ompi5_die "$root: binding $TBRDMA_REPO failed"
+    case "$cwd" in
+    "$TBRDMA_REPO" | "$TBRDMA_REPO"/*) ;;
+    *) cwd=/ ;;
+    esac
+    unset TBRDMA_OMPI5_IN_NS LD_LIBRARY_PATH LD_PRELOAD TMPDIR
+    # shellcheck disable=SC2016
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+        chroot "$root" /bin/sh -c 'cd "$1" && shift && exec "$@"' in-chroot "$cwd" "$@"
+    rc=$?
+    ompi5_umount_all
+    return "$rc"
+}
+
+main()
+{
+    local root
+    if [ $# = 0 ]; then
+        echo "usage: $(basename "$0") CMD [ARG...]" >&2
+        exit 2
+    fi
+    root=$(realpath -m "$(ompi5_chroot_dir)")
+    if [ ! -f "$root/$TBRDMA_CHROOT_STAMP" ]; then
+        ompi5_die "no Open MPI 5 chroot at $root: run test/ompi5/make-chroot.sh first"
+    fi
+    ompi5_require_root
+    if [ "${TBRDMA_OMPI5_IN_NS:-}" != in-chroot ]; then
+        TBRDMA_OMPI5_IN_NS=in-chroot exec unshare --mount --propagation private -- \
+            "$TBRDMA_OMPI5_LIB_DIR/in-chroot.sh" "$@"
+    fi
+    run_in_chroot "$root" "$@"
+}
+
+main "$@"

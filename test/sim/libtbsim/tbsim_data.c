@@ -1,0 +1,407 @@
+/*
+ * libtbsim data path: ibv_post_send, ibv_post_recv and ibv_poll_cq (reached through
+ * ctx->ops), and the progress engine behind them.
+ *
+ * Model (see test/sim/README.md): each QP owns a receive file in shared memory. post_recv
+ * writes a descriptor (frame count, length) and bumps rq_posted: that is the hardware credit.
+ * A queued send leaves only when the connected peer has an unclaimed credit; the sending
+ * process then applies the cable's faults, checks the frame rule against that receive,
+ * copies the payload into the receive's slot and publishes the outcome (release store of the
+ * slot's seq). The receiving process completes a receive once its slot is published and its
+ * delivery time has come. Progress runs inside post_send, post_recv and poll_cq of the
+ * process that owns the queue: a send moves when its sender calls one of them, a receive
+ * completes when its receiver does.
+ *
+ * Hot path: no system call and no lock (C11 atomics, vDSO clock). The only system calls are
+ * the port-state re-read every TBSIM_LINK_RECHECK_NS and the one-time mapping of a peer's
+ * receive file at connection.
+ */
+#include "tbsim_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum send_step {
+    SEND_BLOCKED, /* no connected peer or no credit: stays queued */
+    SEND_LEFT,    /* transmitted, dropped or lost on a DOWN port: completes success */
+};
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint32_t frames_of(uint32_t len)
+{
+    return (0 == len) ? 1 : (len + TBSIM_FRAME - 1) / TBSIM_FRAME;
+}
+
+static uint8_t *rxq_data(struct tbsim_rxq *rxq, uint64_t index)
+{
+    return (uint8_t *) rxq + TBSIM_RXQ_HDR + (index % TBSIM_RING) * (size_t) TBSIM_MSG_MAX;
+}
+
+/* ---- completion queue ------------------------------------------------------------------- */
+
+static void cq_push(struct ibv_cq *ibcq, const struct ibv_wc *wc)
+{
+    struct tbsim_cq *cq = to_tcq(ibcq);
+
+    if (cq->count == cq->size) {
+        cq->overflow = 1;
+        return;
+    }
+    cq->ring[(cq->head + cq->count) % cq->size] = *wc;
+    cq->count++;
+}
+
+static void wc_fill(struct ibv_wc *wc, struct tbsim_qp *qp, uint64_t wr_id,
+                    enum ibv_wc_status status, enum ibv_wc_opcode opcode, uint32_t len)
+{
+    memset(wc, 0, sizeof(*wc));
+    wc->wr_id = wr_id;
+    wc->status = status;
+    wc->opcode = opcode;
+    wc->byte_len = len;
+    wc->qp_num = qp->ibv.qp_num;
+}
+
+/* ---- connection to the peer QP ---------------------------------------------------------- */
+
+void tbsim_qp_unlink_peer(struct tbsim_qp *qp)
+{
+    if (NULL != qp->peer) {
+        munmap(qp->peer, TBSIM_RXQ_SIZE);
+        qp->peer = NULL;
+    }
+}
+
+static struct tbsim_rxq *peer_map(struct tbsim_fabric *fab, int dev, int slot, uint32_t gen)
+{
+    struct tbsim_rxq *rxq;
+    char path[4096];
+    int fd;
+
+    tbsim_rxq_path(fab, dev, slot, path, sizeof(path));
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return NULL;
+    }
+    rxq = mmap(NULL, TBSIM_RXQ_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (MAP_FAILED == rxq) {
+        return NULL;
+    }
+    if (TBSIM_RXQ_MAGIC != rxq->magic || gen != rxq->gen) {
+        munmap(rxq, TBSIM_RXQ_SIZE);
+        return NULL;
+    }
+    return rxq;
+}
+
+static int peer_entry_matches(struct tbsim_qp_entry *e, struct tbsim_qp *qp)
+{
+    uint32_t state = atomic_load_explicit(&e->state, memory_order_acquire);
+
+    return 0 != atomic_load_explicit(&e->owner, memory_order_relaxed)
+           && qp->dest_qpn == atomic_load_explicit(&e->qpn, memory_order_relaxed)
+           && (IBV_QPS_RTR == state || IBV_QPS_RTS == state)
+           && qp->ibv.qp_num == atomic_load_explicit(&e->dest_qpn, memory_order_relaxed);
+}
+
+/* The peer is connected when its QP is RTR/RTS with our QPN as destination, and we with its. */
+static int qp_peer_ready(struct tbsim_context *ctx, struct tbsim_qp *qp)
+{
+    int pdev = tbsim_dev_peer(qp->dev);
+    struct tbsim_dev *pd = &ctx->fab->devs[pdev];
+
+    if (NULL != qp->peer) {
+        struct tbsim_qp_entry *e = &pd->qp[qp->peer_slot];
+
+        if (peer_entry_matches(e, qp) && qp->peer_gen == atomic_load(&e->gen)) {
+            return 1;
+        }
+        tbsim_qp_unlink_peer(qp); /* the peer QP went away: a dead peer, sends wait */
+    }
+    for (int s = 0; s < TBSIM_QP_MAX; s++) {
+        struct tbsim_qp_entry *e = &pd->qp[s];
+
+        if (peer_entry_matches(e, qp)) {
+            qp->peer_gen = atomic_load(&e->gen);
+            qp->peer_slot = s;
+            qp->peer = peer_map(ctx->fab, pdev, s, qp->peer_gen);
+            return NULL != qp->peer;
+        }
+    }
+    return 0;
+}
+
+/* ---- sending ---------------------------------------------------------------------------- */
+
+static void corrupt(uint8_t *buf, uint32_t len, uint64_t r)
+{
+    if (0 < len) {
+        buf[(r >> 8) % len] ^= (uint8_t) (1u << (r & 7));
+    }
+}
+
+static void transmit(struct tbsim_qp *qp, struct tbsim_fault *f, struct tbsim_swr *wr,
+                     uint64_t claim, uint64_t now)
+{
+    struct tbsim_rxq *peer = qp->peer;
+    struct tbsim_rq_desc desc = peer->desc[claim % TBSIM_RING];
+    struct tbsim_rx_slot *s = &peer->slot[claim % TBSIM_RING];
+    uint64_t r = mix64(atomic_load_explicit(&f->seed, memory_order_relaxed) ^ (qp->sq_sent << 1)
+                       ^ ((uint64_t) qp->dev << 56) ^ 1);
+
+    if (desc.frames == wr->frames && wr->len <= desc.len) {
+        uint8_t *data = rxq_data(peer, claim);
+
+        memcpy(data, (const void *) (uintptr_t) wr->addr, wr->len);
+        if ((r % TBSIM_PPM) < atomic_load_explicit(&f->corrupt_ppm, memory_order_relaxed)) {
+            corrupt(data, wr->len, mix64(r));
+        }
+        s->status = TBSIM_SLOT_OK;
+        s->byte_len = wr->len;
+    } else {
+        s->status = TBSIM_SLOT_LEN_ERR; /* the frame rule: nothing is delivered */
+        s->byte_len = 0;
+    }
+    s->deliver_ns = now + 1000ull * atomic_load_explicit(&f->delay_us, memory_order_relaxed);
+    atomic_store_explicit(&s->seq, claim + 1, memory_order_release);
+    atomic_store_explicit(&peer->tx_claimed, claim + 1, memory_order_release);
+}
+
+static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp,
+                               struct tbsim_swr *wr, uint64_t now)
+{
+    struct tbsim_fault *f;
+    uint64_t claim;
+    uint64_t r;
+
+    if (!ctx->port_active) {
+        return SEND_LEFT; /* Apple: no error for a pulled cable, the data is simply lost */
+    }
+    if (!qp_peer_ready(ctx, qp)) {
+        return SEND_BLOCKED;
+    }
+    claim = atomic_load_explicit(&qp->peer->tx_claimed, memory_order_relaxed);
+    if (claim >= atomic_load_explicit(&qp->peer->rq_posted, memory_order_acquire)) {
+        return SEND_BLOCKED; /* hardware credit flow control: wait for a posted receive */
+    }
+    f = &ctx->fab->cables[ctx->fab->devs[qp->dev].cable].fault;
+    r = mix64(atomic_load_explicit(&f->seed, memory_order_relaxed) ^ (qp->sq_sent << 1)
+              ^ ((uint64_t) qp->dev << 56));
+    if ((r % TBSIM_PPM) < atomic_load_explicit(&f->drop_ppm, memory_order_relaxed)) {
+        return SEND_LEFT; /* dropped on the wire: the credit stays for the next send */
+    }
+    transmit(qp, f, wr, claim, now);
+    return SEND_LEFT;
+}
+
+static void send_complete(struct tbsim_qp *qp, struct tbsim_swr *wr, enum ibv_wc_status st)
+{
+    struct ibv_wc wc;
+
+    qp->sq_sent++;
+    if (wr->signaled || IBV_WC_SUCCESS != st) {
+        wc_fill(&wc, qp, wr->wr_id, st, IBV_WC_SEND, wr->len);
+        cq_push(qp->ibv.send_cq, &wc);
+        qp->sq_retired = qp->sq_sent; /* frees this WR and the unsignaled ones before it */
+    }
+}
+
+static void progress_send(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64_t now)
+{
+    while (qp->sq_sent < qp->sq_posted) {
+        struct tbsim_swr *wr = &qp->sq[qp->sq_sent % TBSIM_RING];
+
+        if (IBV_QPS_ERR == qp->ibv.state) {
+            send_complete(qp, wr, IBV_WC_WR_FLUSH_ERR);
+            continue;
+        }
+        if (SEND_BLOCKED == send_one(ctx, qp, wr, now)) {
+            return;
+        }
+        send_complete(qp, wr, IBV_WC_SUCCESS);
+    }
+}
+
+/* ---- receiving -------------------------------------------------------------------------- */
+
+static void progress_recv(struct tbsim_qp *qp, uint64_t now)
+{
+    while (qp->rq_done < qp->rq_posted) {
+        struct tbsim_rwr *wr = &qp->rq[qp->rq_done % TBSIM_RING];
+        struct tbsim_rx_slot *s = &qp->rxq->slot[qp->rq_done % TBSIM_RING];
+        struct ibv_wc wc;
+
+        if (IBV_QPS_ERR == qp->ibv.state) {
+            wc_fill(&wc, qp, wr->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+        } else if (qp->rq_done + 1 != atomic_load_explicit(&s->seq, memory_order_acquire)
+                   || now < s->deliver_ns) {
+            return;
+        } else if (TBSIM_SLOT_OK == s->status) {
+            memcpy((void *) (uintptr_t) wr->addr, rxq_data(qp->rxq, qp->rq_done), s->byte_len);
+            wc_fill(&wc, qp, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, s->byte_len);
+        } else {
+            wc_fill(&wc, qp, wr->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0);
+        }
+        cq_push(qp->ibv.recv_cq, &wc);
+        qp->rq_done++;
+    }
+}
+
+static void progress(struct tbsim_context *ctx)
+{
+    uint64_t now = tbsim_now_ns();
+
+    if (now - ctx->link_checked_ns > TBSIM_LINK_RECHECK_NS || 0 == ctx->link_checked_ns) {
+        ctx->port_active = tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL);
+        ctx->link_checked_ns = now;
+    }
+    for (int i = 0; i < TBSIM_CTX_QP_MAX; i++) {
+        struct tbsim_qp *qp = ctx->qps[i];
+
+        if (NULL != qp) {
+            progress_send(ctx, qp, now);
+            progress_recv(qp, now);
+        }
+    }
+}
+
+/* ---- posting ---------------------------------------------------------------------------- */
+
+/* One SGE at most, inside a registered MR of this context. Returns 0 or EINVAL. */
+static int sge_check(struct tbsim_context *ctx, const struct ibv_sge *sg, int num_sge,
+                     uint64_t *addr, uint32_t *len)
+{
+    const struct tbsim_mr *mr;
+
+    *addr = 0;
+    *len = 0;
+    if (num_sge < 0 || 1 < num_sge) {
+        return EINVAL; /* one SGE per WR */
+    }
+    if (0 == num_sge) {
+        return 0;
+    }
+    if (sg->lkey < 1 || TBSIM_MR_MAX < sg->lkey || TBSIM_MSG_MAX < sg->length) {
+        return EINVAL;
+    }
+    mr = ctx->mrs[sg->lkey - 1];
+    if (NULL == mr || sg->addr < (uintptr_t) mr->ibv.addr
+        || sg->addr + sg->length > (uintptr_t) mr->ibv.addr + mr->ibv.length) {
+        return EINVAL;
+    }
+    *addr = sg->addr;
+    *len = sg->length;
+    return 0;
+}
+
+static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp,
+                      const struct ibv_send_wr *wr, struct tbsim_swr *out)
+{
+    if (IBV_QPS_RTS != qp->ibv.state || IBV_WR_SEND != wr->opcode
+        || 0 != (wr->send_flags & IBV_SEND_INLINE)) {
+        return EINVAL; /* SEND only; no inline data */
+    }
+    if (0 != sge_check(ctx, wr->sg_list, wr->num_sge, &out->addr, &out->len)) {
+        return EINVAL;
+    }
+    if (TBSIM_WR_MAX <= qp->sq_posted - qp->sq_retired) {
+        return ENOMEM; /* Apple: the 64th outstanding WR fails with ENOMEM */
+    }
+    out->wr_id = wr->wr_id;
+    out->frames = frames_of(out->len);
+    out->signaled = qp->sig_all || 0 != (wr->send_flags & IBV_SEND_SIGNALED);
+    return 0;
+}
+
+int tbsim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+    struct tbsim_context *ctx = to_tctx(ibqp->context);
+    struct tbsim_qp *qp = to_tqp(ibqp);
+    int rc = 0;
+
+    for (; NULL != wr; wr = wr->next) {
+        struct tbsim_swr swr;
+
+        rc = send_check(ctx, qp, wr, &swr);
+        if (0 != rc) {
+            *bad_wr = wr;
+            errno = rc;
+            break;
+        }
+        qp->sq[qp->sq_posted % TBSIM_RING] = swr;
+        qp->sq_posted++;
+    }
+    progress(ctx);
+    return rc;
+}
+
+static int recv_check(struct tbsim_context *ctx, struct tbsim_qp *qp,
+                      const struct ibv_recv_wr *wr, struct tbsim_rwr *out)
+{
+    if (IBV_QPS_RESET == qp->ibv.state || IBV_QPS_ERR == qp->ibv.state) {
+        return EINVAL;
+    }
+    if (0 != sge_check(ctx, wr->sg_list, wr->num_sge, &out->addr, &out->len)) {
+        return EINVAL;
+    }
+    if (TBSIM_WR_MAX <= qp->rq_posted - qp->rq_done) {
+        return ENOMEM;
+    }
+    out->wr_id = wr->wr_id;
+    return 0;
+}
+
+int tbsim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+    struct tbsim_context *ctx = to_tctx(ibqp->context);
+    struct tbsim_qp *qp = to_tqp(ibqp);
+    int rc = 0;
+
+    for (; NULL != wr; wr = wr->next) {
+        struct tbsim_rwr rwr;
+        struct tbsim_rq_desc *d;
+
+        rc = recv_check(ctx, qp, wr, &rwr);
+        if (0 != rc) {
+            *bad_wr = wr;
+            errno = rc;
+            break;
+        }
+        qp->rq[qp->rq_posted % TBSIM_RING] = rwr;
+        d = &qp->rxq->desc[qp->rq_posted % TBSIM_RING];
+        d->frames = frames_of(rwr.len);
+        d->len = rwr.len;
+        qp->rq_posted++;
+        atomic_store_explicit(&qp->rxq->rq_posted, qp->rq_posted, memory_order_release);
+    }
+    progress(ctx);
+    return rc;
+}
+
+int tbsim_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
+{
+    struct tbsim_cq *cq = to_tcq(ibcq);
+    int n = 0;
+
+    progress(to_tctx(ibcq->context));
+    if (cq->overflow) {
+        return -EOVERFLOW; /* a completion was lost: the CQ is unusable, as after an overrun */
+    }
+    while (n < num && 0 < cq->count) {
+        wc[n++] = cq->ring[cq->head];
+        cq->head = (cq->head + 1) % cq->size;
+        cq->count--;
+    }
+    return n;
+}

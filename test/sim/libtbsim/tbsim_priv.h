@@ -1,0 +1,121 @@
+/*
+ * libtbsim private objects: the process-local halves of the verbs objects (the ibv_* struct
+ * is always the first member, so the library converts with a cast) and the functions the
+ * control path (tbsim_verbs.c) and the data path (tbsim_data.c) share.
+ *
+ * Threading: a context and everything created from it must be used by one thread at a time
+ * (the tbrdma BTL progresses from one thread); nothing here takes a lock.
+ */
+#ifndef TBSIM_PRIV_H
+#define TBSIM_PRIV_H
+
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+#include "tbsim_net.h"
+#include "tbsim_shm.h"
+
+#define TBSIM_LINK_RECHECK_NS 10000000ull /* data path re-reads the port state every 10 ms */
+#define TBSIM_CTX_QP_MAX      (2 * TBSIM_QP_MAX)
+#define TBSIM_CQE_MAX         65536
+#define TBSIM_LINK_LAYER      100 /* Apple's IBV_LINK_LAYER_THUNDERBOLT */
+#define TBSIM_ERRNO_PORT_DOWN ENXIO
+
+struct tbsim_device {
+    struct ibv_device ibv;
+    int dev;
+};
+
+struct tbsim_mr {
+    struct ibv_mr ibv;
+    int slot;
+};
+
+struct tbsim_cq {
+    struct ibv_cq ibv;
+    struct ibv_wc *ring;
+    uint32_t size;
+    uint32_t head;
+    uint32_t count;
+    int overflow; /* a completion found the ring full: the CQ is dead (see README) */
+};
+
+struct tbsim_swr {
+    uint64_t wr_id;
+    uint64_t addr;
+    uint32_t len;
+    uint32_t frames;
+    int signaled;
+};
+
+struct tbsim_rwr {
+    uint64_t wr_id;
+    uint64_t addr;
+    uint32_t len;
+};
+
+struct tbsim_qp {
+    struct ibv_qp ibv;
+    int dev;
+    int slot;
+    uint32_t gen;
+    int sig_all;
+    struct tbsim_rxq *rxq; /* this QP's receive file (mapped whole) */
+    struct tbsim_rxq *peer; /* the connected peer's receive file, NULL until connected */
+    int peer_slot;
+    uint32_t peer_gen;
+    uint32_t dest_qpn;
+    struct tbsim_swr sq[TBSIM_RING];
+    uint64_t sq_posted;
+    uint64_t sq_sent;    /* transmitted (or lost): left the send queue */
+    uint64_t sq_retired; /* slots free again: up to the last signaled completion */
+    struct tbsim_rwr rq[TBSIM_RING];
+    uint64_t rq_posted;
+    uint64_t rq_done;
+};
+
+struct tbsim_context {
+    struct ibv_context ibv;
+    struct tbsim_fabric *fab;
+    int dev;
+    struct tbsim_qp *qps[TBSIM_CTX_QP_MAX];
+    struct tbsim_mr *mrs[TBSIM_MR_MAX]; /* by MR slot; lkey == slot + 1 */
+    uint64_t link_checked_ns;
+    int port_active; /* cached for the data path */
+};
+
+static inline struct tbsim_context *to_tctx(struct ibv_context *ctx)
+{
+    return (struct tbsim_context *) ctx;
+}
+
+static inline struct tbsim_qp *to_tqp(struct ibv_qp *qp)
+{
+    return (struct tbsim_qp *) qp;
+}
+
+static inline struct tbsim_cq *to_tcq(struct ibv_cq *cq)
+{
+    return (struct tbsim_cq *) cq;
+}
+
+/* CLOCK_MONOTONIC in ns (vDSO: no system call). */
+uint64_t tbsim_now_ns(void);
+
+/*
+ * Port state of device dev, evaluated live: the interface is up with carrier, not enslaved,
+ * and RDMA is enabled on both hosts of the cable. Fills link when not NULL. Publishes the
+ * interface's IPv4 to the fabric as a side effect. Returns 1 (ACTIVE) or 0 (DOWN).
+ */
+int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
+                    struct tbsim_addrs *addrs);
+
+/* The data-path entry points installed in ctx->ops. */
+int tbsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int tbsim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int tbsim_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
+
+/* Drops a QP's mapping of its peer (destroy, reset). */
+void tbsim_qp_unlink_peer(struct tbsim_qp *qp);
+
+#endif /* TBSIM_PRIV_H */

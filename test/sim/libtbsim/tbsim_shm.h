@@ -1,0 +1,156 @@
+/*
+ * tbsim shared fabric state: the fixed-layout, versioned file $TBSIM_DIR/fabric that every
+ * simulated host's processes and tbsimctl map MAP_SHARED. It holds the hosts, the cables with
+ * their live faults, one device per cable end with its host-wide QP and MR slot tables and its
+ * published IPv4, and the per-QP receive files' naming. Sizes are bounded by the constants
+ * below. Writers: tbsimctl init (everything, once, magic last), tbsimctl fault/rdma (the
+ * atomics), libtbsim (slot tables, published addresses). No locks: every shared field that
+ * changes after init is a C11 atomic.
+ *
+ * Also the layout of one QP's receive file (struct tbsim_rxq): the lock-free rings between the
+ * receiving process (posts receive descriptors, consumes delivered slots) and the sending
+ * process (consumes receive credits, fills slots).
+ */
+#ifndef TBSIM_SHM_H
+#define TBSIM_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TBSIM_MAGIC       0x544253494d464231ull /* "TBSIMFB1" */
+#define TBSIM_RXQ_MAGIC   0x544253494d525831ull /* "TBSIMRX1" */
+#define TBSIM_VERSION     1
+#define TBSIM_DIR_DEFAULT "/run/tbsim"
+#define TBSIM_SHM_DEFAULT "/dev/shm"
+
+#define TBSIM_NAME_LEN  64 /* host name, including the NUL */
+#define TBSIM_IF_LEN    16 /* interface name (IFNAMSIZ), including the NUL */
+#define TBSIM_ID_LEN    16 /* cable id, including the NUL */
+#define TBSIM_MAX_HOSTS 16
+#define TBSIM_MAX_CABLE 32
+#define TBSIM_MAX_DEVS  (2 * TBSIM_MAX_CABLE) /* one device per cable end */
+
+/* Apple's limits (TN3205 and field reports, see test/sim/README.md). */
+#define TBSIM_QP_MAX      10       /* UC QPs per device, host-wide */
+#define TBSIM_MR_MAX      100      /* MRs per device, host-wide */
+#define TBSIM_WR_MAX      63       /* outstanding WRs per queue */
+#define TBSIM_WR_CAP_MAX  4095     /* largest cap create_qp accepts */
+#define TBSIM_RING        64       /* ring slots, > TBSIM_WR_MAX */
+#define TBSIM_FRAME       4096     /* bytes per Thunderbolt frame */
+#define TBSIM_MSG_MAX     16773120 /* 4095 frames */
+#define TBSIM_GID_TBL_LEN 16
+#define TBSIM_PPM         1000000u /* fault probabilities are parts per million */
+
+struct tbsim_host {
+    char name[TBSIM_NAME_LEN];
+    _Atomic uint32_t rdma_enabled;
+};
+
+struct tbsim_fault {
+    _Atomic uint32_t drop_ppm;
+    _Atomic uint32_t corrupt_ppm;
+    _Atomic uint32_t delay_us;
+    _Atomic uint64_t seed;
+};
+
+struct tbsim_cable {
+    char id[TBSIM_ID_LEN];
+    int32_t host[2];
+    char ifname[2][TBSIM_IF_LEN];
+    struct tbsim_fault fault;
+};
+
+/* One QP slot of a device. owner != 0 means in use (the owning pid). */
+struct tbsim_qp_entry {
+    _Atomic int32_t owner;
+    _Atomic uint32_t gen;      /* bumped at every create: names the receive file's content */
+    _Atomic uint32_t qpn;      /* 0 while the slot is being set up */
+    _Atomic uint32_t state;    /* enum ibv_qp_state value */
+    _Atomic uint32_t dest_qpn; /* valid once state >= RTR */
+};
+
+struct tbsim_dev {
+    int32_t host;
+    int32_t cable;
+    int32_t end; /* 0 or 1: which end of the cable */
+    char ifname[TBSIM_IF_LEN];
+    _Atomic uint32_t pub_ipv4;  /* IPv4 last seen on the interface (network order), 0 = none */
+    _Atomic uint32_t pub_valid; /* 1 once a process of the host published */
+    _Atomic int32_t mr_owner[TBSIM_MR_MAX];
+    struct tbsim_qp_entry qp[TBSIM_QP_MAX];
+};
+
+struct tbsim_fabric {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t size;
+    uint64_t fabric_id; /* names this fabric's files under the shm directory */
+    uint32_t nhosts;
+    uint32_t ncables;
+    _Atomic uint32_t next_qpn;
+    _Atomic uint32_t next_gen;
+    struct tbsim_host hosts[TBSIM_MAX_HOSTS];
+    struct tbsim_cable cables[TBSIM_MAX_CABLE];
+    struct tbsim_dev devs[TBSIM_MAX_DEVS];
+};
+
+/* Receive-file layout: header, then TBSIM_RING data slots of TBSIM_MSG_MAX bytes (sparse). */
+enum tbsim_slot_status {
+    TBSIM_SLOT_OK = 0,
+    TBSIM_SLOT_LEN_ERR = 1, /* frame count (or length) mismatch: nothing delivered */
+};
+
+struct tbsim_rq_desc {
+    uint32_t frames;
+    uint32_t len;
+};
+
+struct tbsim_rx_slot {
+    _Atomic uint64_t seq; /* receive index + 1 once the slot holds that receive's outcome */
+    uint32_t status;      /* enum tbsim_slot_status */
+    uint32_t byte_len;
+    uint64_t deliver_ns; /* CLOCK_MONOTONIC time before which the receive must not complete */
+};
+
+struct tbsim_rxq {
+    uint64_t magic;
+    uint32_t gen;
+    uint32_t qpn;
+    _Alignas(64) _Atomic uint64_t rq_posted; /* written by the receiver */
+    _Alignas(64) _Atomic uint64_t tx_claimed; /* written by the (single) sender */
+    _Alignas(64) struct tbsim_rq_desc desc[TBSIM_RING];
+    struct tbsim_rx_slot slot[TBSIM_RING];
+};
+
+#define TBSIM_RXQ_HDR  4096
+#define TBSIM_RXQ_SIZE ((size_t) TBSIM_RXQ_HDR + (size_t) TBSIM_RING * TBSIM_MSG_MAX)
+
+/* $TBSIM_DIR, or the default. */
+const char *tbsim_dir(void);
+
+/* Maps the fabric file read-write. Returns NULL with errno set (ENOENT: no fabric). */
+struct tbsim_fabric *tbsim_fabric_map(void);
+
+/* Creates the fabric from $TBSIM_DIR/topology. Returns 0 or -errno; err says why. */
+int tbsim_fabric_init(char *err, size_t errlen);
+
+/* Removes the fabric file and every receive file of it. Returns 0 or -errno. */
+int tbsim_fabric_destroy(void);
+
+/* Index of a host by name, or -1. */
+int tbsim_host_find(const struct tbsim_fabric *fab, const char *name);
+
+/* Index of a cable by id, or -1. */
+int tbsim_cable_find(const struct tbsim_fabric *fab, const char *id);
+
+/* The device at the other end of dev's cable. */
+static inline int tbsim_dev_peer(int dev)
+{
+    return dev ^ 1;
+}
+
+/* Path of the receive file of device dev's QP slot. */
+void tbsim_rxq_path(const struct tbsim_fabric *fab, int dev, int slot, char *buf, size_t len);
+
+#endif /* TBSIM_SHM_H */

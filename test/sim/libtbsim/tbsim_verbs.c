@@ -1,0 +1,734 @@
+/*
+ * libtbsim control path: the exported ibv_* functions of a simulated Apple Thunderbolt RDMA
+ * provider (devices, ports, GIDs, PDs, MRs, CQs, QPs and their state machine). Programs use
+ * it through dlopen/dlsym (the tbrdma plugin), by linking it, or with LD_PRELOAD in front of
+ * libibverbs; the data path is reached through ctx->ops (tbsim_data.c).
+ *
+ * Invariants: every limit Apple enforces per device is counted host-wide in the fabric's slot
+ * tables (CAS on the owner pid); the port state and the GID table are derived live from the
+ * paired interface in the caller's network namespace; contexts are not extended
+ * (abi_compat != __VERBS_ABI_IS_EXTENDED), so the header's inline wrappers call the plain
+ * exported functions below.
+ */
+#include "tbsim_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define TBSIM_EXPORT __attribute__((visibility("default")))
+
+#define UC_INIT_REQ (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+#define UC_RTR_REQ  (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
+#define UC_RTR_OPT  (IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX)
+#define UC_RTS_REQ  (IBV_QP_STATE | IBV_QP_SQ_PSN)
+#define UC_RTS_OPT                                                                            \
+    (IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE)
+
+static struct tbsim_fabric *g_fab;
+static struct tbsim_device g_devices[TBSIM_MAX_DEVS];
+
+uint64_t tbsim_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static struct tbsim_fabric *fabric_get(void)
+{
+    if (NULL == g_fab) {
+        g_fab = tbsim_fabric_map();
+    }
+    return g_fab;
+}
+
+static int host_self(struct tbsim_fabric *fab)
+{
+    char name[TBSIM_NAME_LEN];
+
+    if (0 != gethostname(name, sizeof(name))) {
+        return -1;
+    }
+    name[sizeof(name) - 1] = '\0';
+    return tbsim_host_find(fab, name);
+}
+
+int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
+                    struct tbsim_addrs *addrs)
+{
+    struct tbsim_dev *d = &fab->devs[dev];
+    struct tbsim_dev *p = &fab->devs[tbsim_dev_peer(dev)];
+    struct tbsim_link lk;
+    struct tbsim_addrs ad;
+
+    if (0 != tbsim_net_link(d->ifname, &lk) || 0 != tbsim_net_addrs(d->ifname, &ad)) {
+        memset(&lk, 0, sizeof(lk));
+        memset(&ad, 0, sizeof(ad));
+    }
+    atomic_store(&d->pub_ipv4, ad.has_ipv4 ? ad.ipv4 : 0);
+    atomic_store(&d->pub_valid, 1);
+    if (NULL != link) {
+        *link = lk;
+    }
+    if (NULL != addrs) {
+        *addrs = ad;
+    }
+    return lk.present && lk.up && 0 == lk.master
+           && atomic_load(&fab->hosts[d->host].rdma_enabled)
+           && atomic_load(&fab->hosts[p->host].rdma_enabled);
+}
+
+/* ---- devices ---------------------------------------------------------------------------- */
+
+static void device_fill(struct tbsim_device *tdev, struct tbsim_fabric *fab, int dev)
+{
+    struct ibv_device *ib = &tdev->ibv;
+
+    memset(tdev, 0, sizeof(*tdev));
+    tdev->dev = dev;
+    ib->node_type = IBV_NODE_CA;
+    ib->transport_type = (enum ibv_transport_type) TBSIM_LINK_LAYER;
+    snprintf(ib->name, sizeof(ib->name), "rdma_%s", fab->devs[dev].ifname);
+    snprintf(ib->dev_name, sizeof(ib->dev_name), "uverbs%d", dev);
+    snprintf(ib->dev_path, sizeof(ib->dev_path), "/dev/infiniband/uverbs%d", dev);
+    snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "/sys/class/infiniband/%s", ib->name);
+}
+
+TBSIM_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+    struct tbsim_fabric *fab = fabric_get();
+    struct ibv_device **list = calloc(TBSIM_MAX_DEVS + 1, sizeof(*list));
+    int host = (NULL != fab) ? host_self(fab) : -1;
+    int n = 0;
+
+    if (NULL == list) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    /* no fabric or a host outside the topology: an empty list, like a Mac without TB5 */
+    for (int d = 0; host >= 0 && d < (int) (2 * fab->ncables); d++) {
+        if (fab->devs[d].host == host) {
+            device_fill(&g_devices[d], fab, d);
+            list[n++] = &g_devices[d].ibv;
+        }
+    }
+    if (NULL != num_devices) {
+        *num_devices = n;
+    }
+    return list;
+}
+
+TBSIM_EXPORT void ibv_free_device_list(struct ibv_device **list)
+{
+    free(list);
+}
+
+TBSIM_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
+{
+    return device->name;
+}
+
+static __be64 device_guid(struct tbsim_fabric *fab, int dev)
+{
+    struct tbsim_link lk;
+    uint8_t eui[8] = {0};
+    __be64 guid;
+
+    if (0 == tbsim_net_link(fab->devs[dev].ifname, &lk) && lk.has_mac) {
+        tbsim_net_eui64(lk.mac, eui);
+    }
+    memcpy(&guid, eui, sizeof(guid));
+    return guid;
+}
+
+TBSIM_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
+{
+    return device_guid(fabric_get(), ((struct tbsim_device *) device)->dev);
+}
+
+static int ops_req_notify(struct ibv_cq *cq, int solicited_only)
+{
+    (void) cq;
+    (void) solicited_only;
+    return EOPNOTSUPP; /* no completion channels: Apple's users busy-poll */
+}
+
+static int ops_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+                             struct ibv_recv_wr **bad_wr)
+{
+    (void) srq;
+    *bad_wr = wr;
+    return EOPNOTSUPP;
+}
+
+TBSIM_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+    struct tbsim_fabric *fab = fabric_get();
+    struct tbsim_context *ctx;
+
+    if (NULL == fab) {
+        errno = ENODEV;
+        return NULL;
+    }
+    ctx = calloc(1, sizeof(*ctx));
+    if (NULL == ctx) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    ctx->fab = fab;
+    ctx->dev = ((struct tbsim_device *) device)->dev;
+    ctx->ibv.device = device;
+    ctx->ibv.cmd_fd = -1;
+    ctx->ibv.async_fd = -1;
+    ctx->ibv.num_comp_vectors = 1;
+    ctx->ibv.abi_compat = NULL; /* not extended: verbs.h's inlines use the plain symbols */
+    ctx->ibv.ops.post_send = tbsim_post_send;
+    ctx->ibv.ops.post_recv = tbsim_post_recv;
+    ctx->ibv.ops.poll_cq = tbsim_poll_cq;
+    ctx->ibv.ops.req_notify_cq = ops_req_notify;
+    ctx->ibv.ops.post_srq_recv = ops_post_srq_recv;
+    return &ctx->ibv;
+}
+
+TBSIM_EXPORT int ibv_close_device(struct ibv_context *context)
+{
+    free(to_tctx(context));
+    return 0;
+}
+
+TBSIM_EXPORT int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
+{
+    struct tbsim_context *ctx = to_tctx(context);
+
+    memset(attr, 0, sizeof(*attr));
+    snprintf(attr->fw_ver, sizeof(attr->fw_ver), "tbsim-%d", TBSIM_VERSION);
+    attr->node_guid = device_guid(ctx->fab, ctx->dev);
+    attr->sys_image_guid = attr->node_guid;
+    attr->max_mr_size = TBSIM_MSG_MAX;
+    attr->page_size_cap = 4096;
+    attr->vendor_id = 0x05ac; /* Apple's PCI vendor id */
+    attr->max_qp = TBSIM_QP_MAX;
+    attr->max_qp_wr = TBSIM_WR_CAP_MAX;
+    attr->max_sge = 1;
+    attr->max_cq = 256;
+    attr->max_cqe = TBSIM_CQE_MAX;
+    attr->max_mr = TBSIM_MR_MAX;
+    attr->max_pd = 256;
+    attr->max_pkeys = 1;
+    attr->phys_port_cnt = 1;
+    return 0;
+}
+
+/* ---- ports and GIDs --------------------------------------------------------------------- */
+
+static int port_check(uint8_t port_num)
+{
+    if (1 != port_num) {
+        errno = EINVAL;
+        return EINVAL;
+    }
+    return 0;
+}
+
+TBSIM_EXPORT int(ibv_query_port)(struct ibv_context *context, uint8_t port_num,
+                                 struct _compat_ibv_port_attr *compat)
+{
+    struct ibv_port_attr *attr = (struct ibv_port_attr *) compat;
+    struct tbsim_context *ctx = to_tctx(context);
+    int active;
+
+    if (0 != port_check(port_num)) {
+        return EINVAL;
+    }
+    active = tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL);
+    memset(attr, 0, sizeof(*attr));
+    attr->state = active ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+    attr->max_mtu = IBV_MTU_4096;
+    attr->active_mtu = IBV_MTU_1024;
+    attr->gid_tbl_len = TBSIM_GID_TBL_LEN;
+    attr->max_msg_sz = TBSIM_MSG_MAX;
+    attr->pkey_tbl_len = 1;
+    attr->active_width = 4; /* 8X, as Apple reports */
+    attr->active_speed = 4; /* 10 Gbps per lane */
+    attr->phys_state = active ? 5 : 3; /* LinkUp : Disabled */
+    attr->link_layer = TBSIM_LINK_LAYER;
+    return 0;
+}
+
+TBSIM_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
+                               union ibv_gid *gid)
+{
+    struct tbsim_context *ctx = to_tctx(context);
+    uint8_t gids[TBSIM_GID_TBL_LEN][16];
+    struct tbsim_link lk;
+    struct tbsim_addrs ad;
+
+    if (0 != port_check(port_num) || index < 0 || TBSIM_GID_TBL_LEN <= index) {
+        errno = EINVAL;
+        return -1;
+    }
+    tbsim_port_eval(ctx->fab, ctx->dev, &lk, &ad);
+    tbsim_net_gids(&lk, &ad, gids, TBSIM_GID_TBL_LEN);
+    memcpy(gid->raw, gids[index], 16);
+    return 0;
+}
+
+TBSIM_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
+                                __be16 *pkey)
+{
+    (void) context;
+    if (0 != port_check(port_num) || 0 != index) {
+        errno = EINVAL;
+        return -1;
+    }
+    *pkey = 0xffff;
+    return 0;
+}
+
+/* ---- protection domains and memory regions ---------------------------------------------- */
+
+TBSIM_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+    struct tbsim_context *ctx = to_tctx(context);
+    struct ibv_pd *pd;
+
+    /* Apple: ibv_open_device works on a PORT_DOWN device but ibv_alloc_pd returns NULL */
+    if (!tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL)) {
+        errno = TBSIM_ERRNO_PORT_DOWN;
+        return NULL;
+    }
+    pd = calloc(1, sizeof(*pd));
+    if (NULL == pd) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    pd->context = context;
+    return pd;
+}
+
+TBSIM_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+    free(pd);
+    return 0;
+}
+
+static int mr_slot_take(struct tbsim_dev *d)
+{
+    int32_t pid = (int32_t) getpid();
+
+    for (int i = 0; i < TBSIM_MR_MAX; i++) {
+        int32_t expect = 0;
+
+        if (atomic_compare_exchange_strong(&d->mr_owner[i], &expect, pid)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+TBSIM_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+                                             uint64_t iova, unsigned int access)
+{
+    struct tbsim_context *ctx = to_tctx(pd->context);
+    struct tbsim_mr *mr;
+    int slot;
+
+    (void) access; /* Apple accepts LOCAL_WRITE alone and JACCL's REMOTE_* too */
+    if (NULL == addr && 0 != length) {
+        errno = EINVAL;
+        return NULL;
+    }
+    mr = calloc(1, sizeof(*mr));
+    if (NULL == mr) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    slot = mr_slot_take(&ctx->fab->devs[ctx->dev]);
+    if (slot < 0) {
+        free(mr);
+        errno = ENOMEM; /* the 101st MR of a device */
+        return NULL;
+    }
+    mr->slot = slot;
+    mr->ibv.context = pd->context;
+    mr->ibv.pd = pd;
+    mr->ibv.addr = (void *) (uintptr_t) iova;
+    mr->ibv.length = length;
+    mr->ibv.lkey = (uint32_t) slot + 1;
+    mr->ibv.rkey = (uint32_t) slot + 1;
+    ctx->mrs[slot] = mr;
+    return &mr->ibv;
+}
+
+TBSIM_EXPORT struct ibv_mr *(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+                                         int access)
+{
+    return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t) addr, (unsigned int) access);
+}
+
+TBSIM_EXPORT struct ibv_mr *(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length,
+                                              uint64_t iova, int access)
+{
+    return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int) access);
+}
+
+TBSIM_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
+{
+    struct tbsim_mr *mr = (struct tbsim_mr *) ibmr;
+    struct tbsim_context *ctx = to_tctx(ibmr->context);
+
+    ctx->mrs[mr->slot] = NULL;
+    atomic_store(&ctx->fab->devs[ctx->dev].mr_owner[mr->slot], 0);
+    free(mr);
+    return 0;
+}
+
+/* ---- completion queues ------------------------------------------------------------------ */
+
+TBSIM_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
+                                          void *cq_context, struct ibv_comp_channel *channel,
+                                          int comp_vector)
+{
+    struct tbsim_cq *cq;
+
+    (void) comp_vector;
+    if (NULL != channel) {
+        errno = EOPNOTSUPP;
+        return NULL;
+    }
+    if (cqe < 1 || TBSIM_CQE_MAX < cqe) {
+        errno = EINVAL;
+        return NULL;
+    }
+    cq = calloc(1, sizeof(*cq));
+    if (NULL == cq || NULL == (cq->ring = calloc((size_t) cqe, sizeof(struct ibv_wc)))) {
+        free(cq);
+        errno = ENOMEM;
+        return NULL;
+    }
+    cq->size = (uint32_t) cqe;
+    cq->ibv.context = context;
+    cq->ibv.cq_context = cq_context;
+    cq->ibv.cqe = cqe;
+    return &cq->ibv;
+}
+
+TBSIM_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
+{
+    struct tbsim_cq *cq = to_tcq(ibcq);
+
+    free(cq->ring);
+    free(cq);
+    return 0;
+}
+
+/* ---- queue pairs: creation ---------------------------------------------------------------- */
+
+static int qp_attr_check(const struct ibv_qp_init_attr *attr)
+{
+    if (IBV_QPT_UC != attr->qp_type) {
+        return EOPNOTSUPP; /* Apple: RC fails with errno 102 (EOPNOTSUPP on Darwin) */
+    }
+    if (NULL == attr->send_cq || NULL == attr->recv_cq || NULL != attr->srq) {
+        return EINVAL;
+    }
+    if (TBSIM_WR_CAP_MAX < attr->cap.max_send_wr || TBSIM_WR_CAP_MAX < attr->cap.max_recv_wr) {
+        return EINVAL;
+    }
+    if (1 < attr->cap.max_send_sge || 1 < attr->cap.max_recv_sge) {
+        return EINVAL;
+    }
+    if (0 < attr->cap.max_inline_data) {
+        return EINVAL; /* no evidence Apple supports inline data: refuse it */
+    }
+    return 0;
+}
+
+static int qp_slot_take(struct tbsim_dev *d)
+{
+    int32_t pid = (int32_t) getpid();
+
+    for (int i = 0; i < TBSIM_QP_MAX; i++) {
+        int32_t expect = 0;
+
+        if (atomic_compare_exchange_strong(&d->qp[i].owner, &expect, pid)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static struct tbsim_rxq *rxq_create(struct tbsim_fabric *fab, int dev, int slot, uint32_t gen,
+                                    uint32_t qpn)
+{
+    struct tbsim_rxq *rxq;
+    char path[4096];
+    int fd;
+
+    tbsim_rxq_path(fab, dev, slot, path, sizeof(path));
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        return NULL;
+    }
+    /* sparse: only the pages messages touch are allocated */
+    if (0 != ftruncate(fd, (off_t) TBSIM_RXQ_SIZE)) {
+        close(fd);
+        return NULL;
+    }
+    rxq = mmap(NULL, TBSIM_RXQ_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (MAP_FAILED == rxq) {
+        return NULL;
+    }
+    rxq->gen = gen;
+    rxq->qpn = qpn;
+    atomic_store(&rxq->rq_posted, 0);
+    atomic_store(&rxq->tx_claimed, 0);
+    rxq->magic = TBSIM_RXQ_MAGIC;
+    return rxq;
+}
+
+static int ctx_qp_add(struct tbsim_context *ctx, struct tbsim_qp *qp)
+{
+    for (int i = 0; i < TBSIM_CTX_QP_MAX; i++) {
+        if (NULL == ctx->qps[i]) {
+            ctx->qps[i] = qp;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void qp_fill(struct tbsim_qp *qp, struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
+                    uint32_t qpn)
+{
+    qp->ibv.context = pd->context;
+    qp->ibv.qp_context = attr->qp_context;
+    qp->ibv.pd = pd;
+    qp->ibv.send_cq = attr->send_cq;
+    qp->ibv.recv_cq = attr->recv_cq;
+    qp->ibv.qp_num = qpn;
+    qp->ibv.state = IBV_QPS_RESET;
+    qp->ibv.qp_type = IBV_QPT_UC;
+    qp->sig_all = attr->sq_sig_all;
+}
+
+TBSIM_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+    struct tbsim_context *ctx = to_tctx(pd->context);
+    struct tbsim_dev *d = &ctx->fab->devs[ctx->dev];
+    struct tbsim_qp *qp;
+    int rc = qp_attr_check(attr);
+    uint32_t qpn;
+
+    if (0 != rc) {
+        errno = rc;
+        return NULL;
+    }
+    qp = calloc(1, sizeof(*qp));
+    if (NULL == qp) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    qp->dev = ctx->dev;
+    qp->slot = qp_slot_take(d);
+    if (qp->slot < 0) {
+        rc = EBUSY; /* Apple: the 11th QP of a device, whichever process asks */
+        goto err_free_qp;
+    }
+    qp->gen = atomic_fetch_add(&ctx->fab->next_gen, 1);
+    qpn = atomic_fetch_add(&ctx->fab->next_qpn, 1) & 0xffffff;
+    qp->rxq = rxq_create(ctx->fab, ctx->dev, qp->slot, qp->gen, qpn);
+    if (NULL == qp->rxq) {
+        rc = errno;
+        goto err_release_slot;
+    }
+    if (0 != ctx_qp_add(ctx, qp)) {
+        rc = EBUSY;
+        goto err_unmap_rxq;
+    }
+    qp_fill(qp, pd, attr, qpn);
+    tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL); /* publish this port's address */
+    atomic_store(&d->qp[qp->slot].gen, qp->gen);
+    atomic_store(&d->qp[qp->slot].state, IBV_QPS_RESET);
+    atomic_store(&d->qp[qp->slot].dest_qpn, 0);
+    atomic_store(&d->qp[qp->slot].qpn, qpn);
+    return &qp->ibv;
+
+err_unmap_rxq:
+    munmap(qp->rxq, TBSIM_RXQ_SIZE);
+err_release_slot:
+    atomic_store(&d->qp[qp->slot].owner, 0);
+err_free_qp:
+    free(qp);
+    errno = rc;
+    return NULL;
+}
+
+TBSIM_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
+{
+    struct tbsim_qp *qp = to_tqp(ibqp);
+    struct tbsim_context *ctx = to_tctx(ibqp->context);
+    struct tbsim_qp_entry *e = &ctx->fab->devs[qp->dev].qp[qp->slot];
+    char path[4096];
+
+    for (int i = 0; i < TBSIM_CTX_QP_MAX; i++) {
+        if (ctx->qps[i] == qp) {
+            ctx->qps[i] = NULL;
+        }
+    }
+    atomic_store(&e->qpn, 0);
+    atomic_store(&e->state, IBV_QPS_RESET);
+    tbsim_qp_unlink_peer(qp);
+    munmap(qp->rxq, TBSIM_RXQ_SIZE);
+    tbsim_rxq_path(ctx->fab, qp->dev, qp->slot, path, sizeof(path));
+    unlink(path);
+    atomic_store(&e->owner, 0);
+    free(qp);
+    return 0;
+}
+
+/* ---- queue pairs: state machine --------------------------------------------------------- */
+
+/* RTR's address vector: the check that reproduces the field's "RTR failed with errno 22". */
+static int rtr_check_av(struct tbsim_context *ctx, const struct ibv_ah_attr *ah)
+{
+    struct tbsim_dev *peer = &ctx->fab->devs[tbsim_dev_peer(ctx->dev)];
+    uint8_t gids[TBSIM_GID_TBL_LEN][16];
+    struct tbsim_link lk;
+    struct tbsim_addrs ad;
+    uint32_t dst;
+
+    if (!ah->is_global || TBSIM_GID_TBL_LEN <= ah->grh.sgid_index) {
+        return EINVAL;
+    }
+    tbsim_port_eval(ctx->fab, ctx->dev, &lk, &ad);
+    tbsim_net_gids(&lk, &ad, gids, TBSIM_GID_TBL_LEN);
+    if (0 == tbsim_net_gid_ipv4(gids[ah->grh.sgid_index])) {
+        return EINVAL; /* the source GID index holds no IPv4-mapped GID */
+    }
+    dst = tbsim_net_gid_ipv4(ah->grh.dgid.raw);
+    if (0 == dst || !atomic_load(&peer->pub_valid) || dst != atomic_load(&peer->pub_ipv4)) {
+        return EINVAL; /* not the address on the other end of this port's cable */
+    }
+    return 0;
+}
+
+static int qp_to_rtr(struct tbsim_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+    struct tbsim_context *ctx = to_tctx(qp->ibv.context);
+    struct tbsim_qp_entry *e = &ctx->fab->devs[qp->dev].qp[qp->slot];
+    int rc;
+
+    if (IBV_QPS_INIT != qp->ibv.state || UC_RTR_REQ != (mask & UC_RTR_REQ)
+        || 0 != (mask & ~(UC_RTR_REQ | UC_RTR_OPT))) {
+        return EINVAL;
+    }
+    if (attr->path_mtu < IBV_MTU_256 || IBV_MTU_4096 < attr->path_mtu) {
+        return EINVAL;
+    }
+    rc = rtr_check_av(ctx, &attr->ah_attr);
+    if (0 != rc) {
+        return rc;
+    }
+    qp->dest_qpn = attr->dest_qp_num & 0xffffff;
+    atomic_store(&e->dest_qpn, qp->dest_qpn);
+    atomic_store(&e->state, IBV_QPS_RTR);
+    return 0;
+}
+
+static int qp_transition(struct tbsim_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+    enum ibv_qp_state cur = qp->ibv.state;
+
+    switch (attr->qp_state) {
+    case IBV_QPS_RESET:
+    case IBV_QPS_ERR:
+        return 0;
+    case IBV_QPS_INIT:
+        if (IBV_QPS_RESET != cur || UC_INIT_REQ != mask || 1 != attr->port_num) {
+            return EINVAL;
+        }
+        return 0;
+    case IBV_QPS_RTR:
+        return qp_to_rtr(qp, attr, mask);
+    case IBV_QPS_RTS:
+        if (IBV_QPS_RTR != cur || UC_RTS_REQ != (mask & UC_RTS_REQ)
+            || 0 != (mask & ~(UC_RTS_REQ | UC_RTS_OPT))) {
+            return EINVAL;
+        }
+        return 0;
+    default:
+        return EINVAL;
+    }
+}
+
+static void qp_reset(struct tbsim_qp *qp)
+{
+    tbsim_qp_unlink_peer(qp);
+    qp->sq_posted = qp->sq_sent = qp->sq_retired = 0;
+    qp->rq_posted = qp->rq_done = 0;
+    atomic_store(&qp->rxq->rq_posted, 0);
+    atomic_store(&qp->rxq->tx_claimed, 0);
+    for (int i = 0; i < TBSIM_RING; i++) {
+        atomic_store(&qp->rxq->slot[i].seq, 0);
+    }
+}
+
+TBSIM_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+    struct tbsim_qp *qp = to_tqp(ibqp);
+    struct tbsim_context *ctx = to_tctx(ibqp->context);
+    struct tbsim_qp_entry *e = &ctx->fab->devs[qp->dev].qp[qp->slot];
+    int rc;
+
+    if (0 == (attr_mask & IBV_QP_STATE)) {
+        errno = EINVAL;
+        return EINVAL;
+    }
+    rc = qp_transition(qp, attr, attr_mask);
+    if (0 != rc) {
+        errno = rc;
+        return rc;
+    }
+    if (IBV_QPS_RESET == attr->qp_state) {
+        qp_reset(qp);
+    }
+    ibqp->state = attr->qp_state;
+    atomic_store(&e->state, attr->qp_state);
+    return 0;
+}
+
+TBSIM_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+                              struct ibv_qp_init_attr *init_attr)
+{
+    struct tbsim_qp *qp = to_tqp(ibqp);
+
+    (void) attr_mask;
+    memset(attr, 0, sizeof(*attr));
+    attr->qp_state = ibqp->state;
+    attr->cur_qp_state = ibqp->state;
+    attr->path_mtu = IBV_MTU_1024;
+    attr->dest_qp_num = qp->dest_qpn;
+    attr->port_num = 1;
+    /* the caps posting really accepts, whatever create_qp was asked */
+    attr->cap.max_send_wr = TBSIM_WR_MAX;
+    attr->cap.max_recv_wr = TBSIM_WR_MAX;
+    attr->cap.max_send_sge = 1;
+    attr->cap.max_recv_sge = 1;
+    if (NULL != init_attr) {
+        memset(init_attr, 0, sizeof(*init_attr));
+        init_attr->send_cq = ibqp->send_cq;
+        init_attr->recv_cq = ibqp->recv_cq;
+        init_attr->qp_type = IBV_QPT_UC;
+        init_attr->sq_sig_all = qp->sig_all;
+        init_attr->cap = attr->cap;
+    }
+    return 0;
+}
