@@ -39,30 +39,30 @@ banner()
 
 banner "a simulated cluster of 4 Macs, Thunderbolt full mesh, one /30 per cable"
 "$tbc" up --prefix "$prefix" --hosts 4 --addressing p2p
-"$tbc" status --prefix "$prefix"
+"$tbc" status
 
 for h in "${hosts[@]}"; do
     banner "$h: tbrdma-info"
-    "$tbc" exec --prefix "$prefix" "$h" -- "$info" --verbs-lib "$simlib" || true
+    "$tbc" exec "$h" -- "$info" --verbs-lib "$simlib" || true
 done
 
 banner "mpirun across the 4 Macs: tbrdma publishes its ports and resolves every cable"
 mkdir -p "$build/demo"
 mpicc -O2 -o "$build/demo/hello" test/integration/hello.c
-"$tbc" mpirun --prefix "$prefix" --np 4 -- \
+"$tbc" mpirun --np 4 -- \
     --mca pml ob1 --mca btl self,tcp,tbrdma \
     --mca mca_base_component_path "SYS_DEFAULT:$build/plugin/.libs" \
     --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 \
     "$build/demo/hello" 2>&1 | grep -E 'tbrdma mesh:|hello' | sort -u
 
 banner "mac-b's en2 loses its IPv4 address (what macOS 26.2 does by default)"
-"$tbc" exec --prefix "$prefix" mac-b -- ip -4 addr flush dev en2
-"$tbc" exec --prefix "$prefix" mac-b -- "$info" --verbs-lib "$simlib" --device rdma_en2 || true
+"$tbc" exec mac-b -- ip -4 addr flush dev en2
+"$tbc" exec mac-b -- "$info" --verbs-lib "$simlib" --device rdma_en2 || true
 
 banner "the cable between mac-c and mac-d is pulled"
 cable=$(awk '$1=="cable" && (($3=="mac-c"&&$5=="mac-d")||($3=="mac-d"&&$5=="mac-c")) {print $2}' \
     "$TBSIM_DIR/topology")
-"$tbc" fault --prefix "$prefix" "$cable" down
-"$tbc" exec --prefix "$prefix" mac-c -- "$info" --verbs-lib "$simlib" || true
+"$tbc" fault "$cable" down
+"$tbc" exec mac-c -- "$info" --verbs-lib "$simlib" || true
 
 banner "done; tearing the cluster down"

@@ -199,8 +199,24 @@ AC_DEFUN([TBRDMA_SETUP_COMPONENT_DIR], [
     AC_SUBST([TBRDMA_COMPONENT_DIR])
 ])
 
+# TBRDMA_EXPAND(VAR, VALUE): VAR = VALUE with ${prefix}, ${libdir}, ... expanded (for display).
+AC_DEFUN([TBRDMA_EXPAND], [
+    tbrdma_save_prefix=$prefix
+    tbrdma_save_exec_prefix=$exec_prefix
+    test "x$prefix" = "xNONE" && prefix=$ac_default_prefix
+    test "x$exec_prefix" = "xNONE" && exec_prefix=$prefix
+    $1=$2
+    for tbrdma_i in 1 2 3 4 5; do
+        eval $1=\"$$1\"
+    done
+    prefix=$tbrdma_save_prefix
+    exec_prefix=$tbrdma_save_exec_prefix
+])
+
 # TBRDMA_SUMMARY: what configure chose, printed last.
 AC_DEFUN([TBRDMA_SUMMARY], [
+    TBRDMA_EXPAND([tbrdma_show_compdir], [$TBRDMA_COMPONENT_DIR])
+    TBRDMA_EXPAND([tbrdma_show_helpdir], ['${datadir}/tbrdma'])
     cat <<TBRDMA_EOF
 
 tbrdma configuration
@@ -209,8 +225,8 @@ tbrdma configuration
   Open MPI cppflags .... $OMPI_CPPFLAGS
   Open MPI libs ........ $OMPI_LDFLAGS $OMPI_LIBS
   verbs cppflags ....... ${VERBS_CPPFLAGS:-(system)}
-  component dir ........ `eval echo "$TBRDMA_COMPONENT_DIR" | sed "s|\\\${exec_prefix}|$exec_prefix|; s|\\\${prefix}|$prefix|"`
-  help file dir ........ \$(datadir)/tbrdma
+  component dir ........ $tbrdma_show_compdir
+  help file dir ........ $tbrdma_show_helpdir
   unit tests (CUnit) ... $tbrdma_have_cunit
   CFLAGS ............... $CFLAGS $TBRDMA_CFLAGS
 TBRDMA_EOF

@@ -14,6 +14,9 @@
 #include "opal/runtime/opal.h"
 #include "opal/util/proc.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #if BTL_VERSION >= 330
 /* 5.0: the modex macros call PMIx directly (link -lpmix); scopes are PMIx's own. */
 #include "opal/mca/pmix/pmix-internal.h"
@@ -45,6 +48,19 @@
 #else
 #define TBRDMA_RECV_CB_DESCRIPTOR 0
 #endif
+
+/*
+ * A peer's host name as a string the caller frees (NULL when out of memory): 4.1's
+ * opal_get_proc_hostname lends Open MPI's own string, 5.0's returns a copy.
+ */
+static inline char *tbrdma_proc_hostname(const opal_proc_t *proc)
+{
+#if BTL_VERSION >= 330
+    return opal_get_proc_hostname(proc);
+#else
+    return strdup(opal_get_proc_hostname(proc));
+#endif
+}
 
 /* The local rank on this node: int32_t in 4.1, uint16_t in 5.0. */
 #define TBRDMA_MY_LOCAL_RANK() ((int) opal_process_info.my_local_rank)

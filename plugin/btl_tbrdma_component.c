@@ -193,3 +193,243 @@ static int component_select(tbrdma_port_info_t *ports, int *nports_p)
     *nports_p = n;
     return OPAL_SUCCESS;
 }
+
+/* No selected port works: every port's diagnosis, in one message, once per host. */
+static void component_report_unusable(const char *host, const tbrdma_port_info_t *ports,
+                                      const tbrdma_diag_t *diag, int n)
+{
+    size_t len = (size_t) n * TBRDMA_MSG_MAX, used = 0;
+    char *text;
+    int i;
+
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: host %s: none of the %d ports is usable",
+                   host, n);
+    if (!component_speaks_for_host()) {
+        return;
+    }
+    text = malloc(len);
+    if (NULL == text) {
+        return;
+    }
+    text[0] = '\0';
+    for (i = 0; i < n && used < len; i++) {
+        used += tbrdma_diag_port_message(&ports[i], diag[i], host, text + used, len - used);
+        if (i + 1 < n && used + 1 < len) {
+            text[used++] = '\n';
+            text[used] = '\0';
+        }
+    }
+    mca_btl_tbrdma_show_help("no-usable-port", text);
+    free(text);
+}
+
+/*
+ * Step 4: diagnose every selected port. Usable ones are compacted to the front of ports[] and
+ * described in local->ports (same order); the others are explained at verbosity 1. No usable
+ * port = decline, with every diagnosis shown.
+ */
+static int component_diagnose(const char *host, tbrdma_port_info_t *ports, int *nports_p,
+                              tbrdma_modex_t *local)
+{
+    tbrdma_diag_t diag[TBRDMA_MAX_PORTS];
+    char msg[TBRDMA_MSG_MAX];
+    int i, n = *nports_p, nusable = 0;
+
+    for (i = 0; i < n; i++) {
+        diag[i] = tbrdma_diag_port(&ports[i]);
+        nusable += (TBRDMA_DIAG_OK == diag[i]) ? 1 : 0;
+    }
+    if (0 == nusable) {
+        component_report_unusable(host, ports, diag, n);
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    local->nports = 0;
+    for (i = 0; i < n; i++) {
+        tbrdma_diag_port_message(&ports[i], diag[i], host, msg, sizeof(msg));
+        if (TBRDMA_DIAG_OK != diag[i]) {
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "not using: %s", msg);
+            continue;
+        }
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "using: %s", msg);
+        ports[local->nports] = ports[i];
+        tbrdma_modex_port_from_info(&ports[i], &local->ports[local->nports]);
+        local->nports++;
+    }
+    *nports_p = local->nports;
+    return OPAL_SUCCESS;
+}
+
+/* Step 5: publish this host's identity and usable ports to every peer. */
+static int component_publish(const tbrdma_modex_t *local)
+{
+    size_t size = tbrdma_modex_encoded_size(local), used = 0;
+    void *blob = malloc(size);
+    int rc;
+
+    if (NULL == blob) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    rc = tbrdma_modex_encode(local, blob, size, &used);
+    if (0 != rc) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: cannot encode the modex: %s",
+                       strerror(-rc));
+        free(blob);
+        return OPAL_ERR_BAD_PARAM;
+    }
+    OPAL_MODEX_SEND(rc, TBRDMA_MODEX_SCOPE, &mca_btl_tbrdma_component.super.btl_version, blob,
+                    used);
+    free(blob);
+    if (OPAL_SUCCESS != rc) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: modex send failed (%d)", rc);
+        return OPAL_ERROR;
+    }
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "published %zu bytes: host %s, %d ports", used,
+                   local->host, local->nports);
+    return OPAL_SUCCESS;
+}
+
+/* Reads a whole text file (at most COMPONENT_MESH_FILE_MAX bytes) into a new string. */
+static char *component_read_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    size_t n;
+    char *text;
+
+    if (NULL == f) {
+        snprintf(err, errlen, "cannot open it: %s", strerror(errno));
+        return NULL;
+    }
+    text = malloc(COMPONENT_MESH_FILE_MAX + 1);
+    if (NULL == text) {
+        snprintf(err, errlen, "out of memory");
+        fclose(f);
+        return NULL;
+    }
+    n = fread(text, 1, COMPONENT_MESH_FILE_MAX + 1, f);
+    if (ferror(f) || COMPONENT_MESH_FILE_MAX < n) {
+        snprintf(err, errlen, "%s", ferror(f) ? "read error" : "larger than 1 MiB");
+        free(text);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+/* Step 6: parse btl_tbrdma_mesh_file when set (*spec_p stays NULL otherwise). */
+static int component_read_mesh_file(const char *host, tbrdma_mesh_spec_t **spec_p)
+{
+    const char *path = mca_btl_tbrdma_component.mesh_file;
+    char err[TBRDMA_MSG_MAX / 2], msg[TBRDMA_MSG_MAX];
+    tbrdma_mesh_spec_t *spec;
+    char *text;
+    int rc = OPAL_ERR_BAD_PARAM;
+
+    *spec_p = NULL;
+    if (NULL == path || '\0' == path[0]) {
+        return OPAL_SUCCESS;
+    }
+    spec = calloc(1, sizeof(*spec));
+    if (NULL == spec) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    text = component_read_file(path, err, sizeof(err));
+    if (NULL != text && 0 == tbrdma_mesh_spec_parse(text, spec, err, sizeof(err))) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "mesh file %s: %d cables", path, spec->ncables);
+        *spec_p = spec;
+        spec = NULL;
+        rc = OPAL_SUCCESS;
+    } else {
+        snprintf(msg, sizeof(msg), "host %s: mesh file %s (btl_tbrdma_mesh_file): %s", host, path,
+                 err);
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: %s", msg);
+        if (component_speaks_for_host()) {
+            mca_btl_tbrdma_show_help("mesh-file", msg);
+        }
+    }
+    free(text);
+    free(spec);
+    return rc;
+}
+
+/* This host's identity; falls back to Open MPI's node name. */
+static void component_hostname(char *host, size_t len)
+{
+    if (0 != tbrdma_netif_hostname(host, len)) {
+        snprintf(host, len, "%s",
+                 NULL != opal_process_info.nodename ? opal_process_info.nodename : "unknown");
+    }
+}
+
+/* Steps 2-6 after the library is loaded; on success local and *spec_p are filled. */
+static int component_find_ports(const char *host, tbrdma_port_info_t *ports, int *nports_p,
+                                tbrdma_modex_t *local, tbrdma_mesh_spec_t **spec_p)
+{
+    int rc = component_discover(host, ports, nports_p);
+
+    if (OPAL_SUCCESS == rc) {
+        rc = component_select(ports, nports_p);
+    }
+    if (OPAL_SUCCESS == rc) {
+        rc = component_diagnose(host, ports, nports_p, local);
+    }
+    if (OPAL_SUCCESS == rc) {
+        rc = component_read_mesh_file(host, spec_p);
+    }
+    if (OPAL_SUCCESS == rc) {
+        rc = component_publish(local);
+    }
+    return rc;
+}
+
+/*
+ * Decides whether tbrdma runs in this process. Returns one module for all usable ports, or
+ * NULL (with *num_btls = 0) to decline: the usual answer on a machine without Thunderbolt RDMA.
+ */
+static mca_btl_base_module_t **component_init(int *num_btls, bool enable_progress_threads,
+                                              bool enable_mpi_threads)
+{
+    mca_btl_base_module_t **modules = NULL;
+    tbrdma_mesh_spec_t *spec = NULL;
+    tbrdma_port_info_t *ports;
+    tbrdma_modex_t local;
+    int nports = 0;
+
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+    *num_btls = 0;
+    memset(&local, 0, sizeof(local));
+    component_hostname(local.host, sizeof(local.host));
+    ports = calloc(TBRDMA_MAX_PORTS, sizeof(*ports));
+    if (NULL == ports) {
+        return NULL;
+    }
+    if (OPAL_SUCCESS != component_open_verbs(local.host)) {
+        goto err_free_ports;
+    }
+    if (OPAL_SUCCESS != component_find_ports(local.host, ports, &nports, &local, &spec)) {
+        goto err_close_verbs;
+    }
+    modules = malloc(sizeof(*modules));
+    if (NULL == modules) {
+        goto err_free_spec;
+    }
+    mca_btl_tbrdma_component.module = mca_btl_tbrdma_module_create(&local, ports, spec);
+    if (NULL == mca_btl_tbrdma_component.module) {
+        goto err_free_modules;
+    }
+    modules[0] = &mca_btl_tbrdma_component.module->super;
+    *num_btls = 1;
+    return modules;
+
+err_free_modules:
+    free(modules);
+err_free_spec:
+    free(spec);
+err_close_verbs:
+    component_close_verbs();
+err_free_ports:
+    free(ports);
+    return NULL;
+}

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define TBRDMA_HELP_FILE "help-mpi-btl-tbrdma.txt"
@@ -51,9 +52,18 @@ static void output_find_help(void)
                    TBRDMA_HELP_FILE, TBRDMA_HELP_DIR, TBRDMA_HELP_BUILD_DIR);
 }
 
+/*
+ * A stream on stderr without opal_output's default "[host:pid] " prefix: tbrdma's lines start
+ * with "tbrdma: " (or "tbrdma mesh: ") so that scripts can find them, and name their host.
+ */
 void mca_btl_tbrdma_output_open(void)
 {
-    mca_btl_tbrdma_component.output = opal_output_open(NULL);
+    opal_output_stream_t lds;
+
+    OBJ_CONSTRUCT(&lds, opal_output_stream_t);
+    lds.lds_want_stderr = true;
+    mca_btl_tbrdma_component.output = opal_output_open(&lds);
+    OBJ_DESTRUCT(&lds);
     opal_output_set_verbosity(mca_btl_tbrdma_component.output, mca_btl_tbrdma_component.verbose);
     output_find_help();
 }
@@ -71,11 +81,25 @@ int mca_btl_tbrdma_show_help_available(void)
     return output_help_found;
 }
 
+/*
+ * The help text is rendered by Open MPI (opal_show_help_string: our file, its framing) but
+ * printed here, on stderr, instead of through opal_show_help: Open MPI 4.1.4 relays an
+ * application's opal_show_help to mpirun over PMIx log and loses about one message in ten
+ * ("ORTE_ERROR_LOG: Data unpack had inadequate space ... show_help.c at line 513"; btl/tcp's
+ * own messages too). Callers already print once per host, so mpirun's de-duplication is not
+ * needed.
+ */
 void mca_btl_tbrdma_show_help(const char *topic, const char *text)
 {
+    char *rendered = NULL;
+
     if (output_help_found) {
-        opal_show_help(TBRDMA_HELP_FILE, topic, true, text);
+        rendered = opal_show_help_string(TBRDMA_HELP_FILE, topic, true, text);
+    }
+    if (NULL != rendered) {
+        opal_output(mca_btl_tbrdma_component.output, "%s", rendered);
+        free(rendered);
         return;
     }
-    opal_output(0, "tbrdma: %s", text);
+    opal_output(mca_btl_tbrdma_component.output, "tbrdma: %s", text);
 }

@@ -40,10 +40,10 @@ void mca_btl_tbrdma_output_open(void);
 void mca_btl_tbrdma_output_close(void);
 
 /*
- * Shows one user-facing message (text formatted by core/, e.g. tbrdma_diag_port_message):
- * through opal_show_help with the given topic of help-mpi-btl-tbrdma.txt (which frames it
- * and says what happens next) when Open MPI can read our help file, else as one
- * "tbrdma: <text>" line through opal_output. Always shown, whatever the verbosity.
+ * Shows one user-facing message (text formatted by core/, e.g. tbrdma_diag_port_message) on
+ * stderr: framed by the given topic of help-mpi-btl-tbrdma.txt (which says what happens next),
+ * rendered by Open MPI's help system, when Open MPI can read our help file; else as one
+ * "tbrdma: <text>" line. Always shown, whatever the verbosity; callers decide how often.
  */
 void mca_btl_tbrdma_show_help(const char *topic, const char *text);
 

@@ -120,10 +120,11 @@ static void diag_add_no_ipv4(tbrdma_fmt_t *fmt, const tbrdma_port_info_t *port)
                    "pair to RTR failed with errno 22\" (EINVAL); macOS 26.2 does not self-assign "
                    "one; fix: give the port an address, either a per-port network service with "
                    "DHCP, which self-assigns a link-local 169.254/16 address (`networksetup "
-                   "-createnetworkservice \"TB %s\" %s; networksetup -setdhcp \"TB %s\"`; "
-                   "link-local needs a mesh file, see docs/mesh.md), or a manual address and "
-                   "route per port (`sudo ifconfig %s inet 192.168.X.1 netmask 255.255.255.252`), "
-                   "or tbrdma-setup, which assigns a /30 per cable",
+                   "-createnetworkservice \"TB %s\" %s; networksetup -setdhcp \"TB %s\"`; with "
+                   "more than one cable per Mac, link-local addresses also need a mesh file, see "
+                   "docs/mesh.md), or a manual address and route per port (`sudo ifconfig %s inet "
+                   "192.168.X.1 netmask 255.255.255.252`), or tbrdma-setup, which assigns a /30 "
+                   "per cable",
                    ifn, ifn, ifn, ifn, ifn);
 }
 

@@ -11,9 +11,9 @@
  * symmetric, link[i][j].port == link[j][i].peer_port; among several cables between a pair the
  * one whose device on the lower-named host sorts first is used.
  */
+#include "tbrdma_mesh.h"
 #include "tbrdma_fmt.h"
 #include "tbrdma_gid.h"
-#include "tbrdma_mesh.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -47,8 +47,9 @@ static int spec_check_end(const char *where, const char *host, size_t hlen, cons
         return -EINVAL;
     }
     if (0 == dlen || TBRDMA_NAME_MAX <= dlen) {
-        tbrdma_fmt_add(err, "%s: device name \"%.*s\" of host %.*s is empty or longer than %d characters",
-                       where, (int) dlen, dev, (int) hlen, host, TBRDMA_NAME_MAX - 1);
+        tbrdma_fmt_add(
+            err, "%s: device name \"%.*s\" of host %.*s is empty or longer than %d characters",
+            where, (int) dlen, dev, (int) hlen, host, TBRDMA_NAME_MAX - 1);
         return -EINVAL;
     }
     return 0;
@@ -199,12 +200,12 @@ typedef enum json_type {
 
 typedef struct json_node {
     json_type_t type;
-    int next;   /* next sibling, -1 */
-    int child;  /* first element or member, -1 */
-    int count;  /* elements or members */
-    int key;    /* pool offset of the member name, -1 outside objects */
-    int str;    /* pool offset of the decoded string */
-    int slen;   /* its length (it may hold no NUL: \u0000 is refused) */
+    int next;  /* next sibling, -1 */
+    int child; /* first element or member, -1 */
+    int count; /* elements or members */
+    int key;   /* pool offset of the member name, -1 outside objects */
+    int str;   /* pool offset of the decoded string */
+    int slen;  /* its length (it may hold no NUL: \u0000 is refused) */
 } json_node_t;
 
 typedef struct json {
@@ -263,8 +264,8 @@ static int json_hex4(const char *s, unsigned *v_p)
         if (!isxdigit((unsigned char) s[i])) {
             return -1;
         }
-        v = v * 16 + (unsigned) (isdigit((unsigned char) s[i]) ? s[i] - '0'
-                                                                 : (tolower(s[i]) - 'a' + 10));
+        v = v * 16
+            + (unsigned) (isdigit((unsigned char) s[i]) ? s[i] - '0' : (tolower(s[i]) - 'a' + 10));
     }
     *v_p = v;
     return 0;
@@ -354,7 +355,8 @@ static int json_string_raw(json_t *js, int *off_p, int *len_p)
             break;
         }
         if ('\0' == c || 0x20 > c) {
-            return json_fail(js, ('\0' == c) ? "unterminated string" : "control character in a string");
+            return json_fail(js,
+                             ('\0' == c) ? "unterminated string" : "control character in a string");
         }
         js->pos++;
         if ('\\' == c && 0 != json_escape(js)) {
@@ -514,7 +516,8 @@ static int json_container(json_t *js, int depth, json_type_t type)
             return idx;
         }
         if (',' != js->text[js->pos]) {
-            return json_fail(js, (JSON_ARRAY == type) ? "expected ',' or ']'" : "expected ',' or '}'");
+            return json_fail(js,
+                             (JSON_ARRAY == type) ? "expected ',' or ']'" : "expected ',' or '}'");
         }
         js->pos++;
     }
@@ -675,7 +678,8 @@ static int hostfile_check_rows(json_t *js, const hostfile_t *hf)
 
     for (i = 0; i < hf->nhosts; i++) {
         if (js->nodes[hf->rdma[i]].count != hf->nhosts) {
-            tbrdma_fmt_add(js->err, "hostfile host %s: \"rdma\" has %d entries, expected %d (one per host)",
+            tbrdma_fmt_add(js->err,
+                           "hostfile host %s: \"rdma\" has %d entries, expected %d (one per host)",
                            hf->name[i], js->nodes[hf->rdma[i]].count, hf->nhosts);
             return -EINVAL;
         }
@@ -686,7 +690,8 @@ static int hostfile_check_rows(json_t *js, const hostfile_t *hf)
             }
         }
         if (0 != hostfile_names(js, json_at(js, hf->rdma[i], i), names)) {
-            tbrdma_fmt_add(js->err, "hostfile host %s: its own \"rdma\" entry (index %d) must be null",
+            tbrdma_fmt_add(js->err,
+                           "hostfile host %s: its own \"rdma\" entry (index %d) must be null",
                            hf->name[i], i);
             return -EINVAL;
         }
@@ -704,13 +709,17 @@ static int hostfile_pair(json_t *js, tbrdma_mesh_spec_t *spec, const hostfile_t 
     int k;
 
     if (0 > ci || 0 > cj) {
-        tbrdma_fmt_add(js->err, "hostfile host %s: \"rdma\" entry for host %s must be null, a device name or an array of names",
+        tbrdma_fmt_add(js->err,
+                       "hostfile host %s: \"rdma\" entry for host %s must be null, a device name "
+                       "or an array of names",
                        hf->name[(0 > ci) ? i : j], hf->name[(0 > ci) ? j : i]);
         return -EINVAL;
     }
     if (ci != cj) {
-        tbrdma_fmt_add(js->err, "hostfile: host %s lists %d device(s) for host %s but host %s lists %d for host %s",
-                       hf->name[i], ci, hf->name[j], hf->name[j], cj, hf->name[i]);
+        tbrdma_fmt_add(
+            js->err,
+            "hostfile: host %s lists %d device(s) for host %s but host %s lists %d for host %s",
+            hf->name[i], ci, hf->name[j], hf->name[j], cj, hf->name[i]);
         return -EINVAL;
     }
     h[0] = hf->name[i];
@@ -794,7 +803,8 @@ int tbrdma_mesh_spec_parse(const char *text, tbrdma_mesh_spec_t *spec_p, char *e
     while (isspace((unsigned char) *first)) {
         first++;
     }
-    rc = ('{' == *first) ? spec_parse_hostfile(text, spec, &fmt) : spec_parse_lines(text, spec, &fmt);
+    rc = ('{' == *first) ? spec_parse_hostfile(text, spec, &fmt)
+                         : spec_parse_lines(text, spec, &fmt);
     if (0 == rc) {
         memcpy(spec_p, spec, sizeof(*spec));
     }

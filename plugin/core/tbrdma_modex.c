@@ -9,11 +9,11 @@
 #include <errno.h>
 #include <string.h>
 
-#define MODEX_FIXED_LEN    12 /* magic u32, version u16, header length u16, total length u32 */
-#define MODEX_PORT_FIXED   29 /* record len u16, dev len u8, gid 16, idx u16, ipv4 u32, 1+1+2 */
-#define MODEX_U16_MAX      65535
-#define MODEX_U8_MAX       255
-#define MODEX_PREFIX_MAX   32
+#define MODEX_FIXED_LEN  12 /* magic u32, version u16, header length u16, total length u32 */
+#define MODEX_PORT_FIXED 29 /* record len u16, dev len u8, gid 16, idx u16, ipv4 u32, 1+1+2 */
+#define MODEX_U16_MAX    65535
+#define MODEX_U8_MAX     255
+#define MODEX_PREFIX_MAX 32
 
 /* A bounded read cursor: pos never passes end; failed reads set bad. */
 typedef struct modex_cursor {
@@ -155,9 +155,8 @@ static int modex_port_valid(const tbrdma_modex_port_t *port)
 {
     size_t n = strnlen(port->device, TBRDMA_NAME_MAX);
 
-    return 0 < n && TBRDMA_NAME_MAX > n && 0 <= port->gid_index
-           && MODEX_U16_MAX >= port->gid_index && 0 <= port->prefix
-           && MODEX_PREFIX_MAX >= port->prefix && 0 <= port->active_mtu
+    return 0 < n && TBRDMA_NAME_MAX > n && 0 <= port->gid_index && MODEX_U16_MAX >= port->gid_index
+           && 0 <= port->prefix && MODEX_PREFIX_MAX >= port->prefix && 0 <= port->active_mtu
            && MODEX_U8_MAX >= port->active_mtu && 0 <= port->link_layer
            && MODEX_U16_MAX >= port->link_layer;
 }

@@ -13,13 +13,31 @@ set -u
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# Run the command in the background and wait for it, so that a SIGINT or SIGTERM sent to this
+# script (e.g. by timeout) is forwarded to it instead of waiting for it to end; <&0 keeps stdin
+# (a background command would otherwise read /dev/null).
+run_forwarding_signals()
+{
+    local child rc
+    "$@" <&0 &
+    child=$!
+    trap 'kill -TERM "$child" 2>/dev/null' INT TERM
+    wait "$child"
+    rc=$?
+    while kill -0 "$child" 2>/dev/null; do
+        wait "$child"
+        rc=$?
+    done
+    trap - INT TERM
+    return "$rc"
+}
+
 # The part that runs inside the private mount namespace.
 run_in_chroot()
 {
     local root=$1 cwd=$PWD rc
     shift
     trap ompi5_umount_all EXIT
-    trap "exit 130" INT TERM
     ompi5_mount_system "$root" || ompi5_die "$root: mounting /proc, /sys, /dev failed"
     ompi5_mount_same_path "$root" "$TBRDMA_REPO" || ompi5_die "$root: binding $TBRDMA_REPO failed"
     case "$cwd" in
@@ -29,7 +47,8 @@ run_in_chroot()
     unset TBRDMA_OMPI5_IN_NS LD_LIBRARY_PATH LD_PRELOAD TMPDIR
     # shellcheck disable=SC2016
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-        chroot "$root" /bin/sh -c 'cd "$1" && shift && exec "$@"' in-chroot "$cwd" "$@"
+        run_forwarding_signals chroot "$root" /bin/sh -c 'cd "$1" && shift && exec "$@"' \
+        in-chroot "$cwd" "$@"
     rc=$?
     ompi5_umount_all
     return "$rc"

@@ -89,6 +89,63 @@ fix_packages()
     in_root "$root" apt-get clean
 }
 
+# Print the headers opal_config.h (under include dir $1) names as component implementation
+# headers (MCA_threads_*_HEADER, MCA_timer_IMPLEMENTATION_HEADER, ...) that do not exist.
+missing_opal_headers()
+{
+    local inc=$1 h
+    for h in $(grep -o '"opal/[^"]*\.h"' "$inc/opal_config.h" | tr -d '"' | sort -u); do
+        [ -f "$inc/$h" ] || echo "$h"
+    done
+}
+
+# Debian's libopenmpi-dev 5.0.7 installs opal_config.h, which includes the headers of the
+# statically built threads/pthreads and timer/linux components, but not those headers, so
+# nothing including opal/mca/btl/btl.h compiles. Take them (every header of each such component
+# directory) from the Debian source package of the same version, fetched with apt-get source
+# from the chroot's own mirror; Debian's patches do not touch them.
+complete_devel_headers()
+{
+    local root=$1 inc missing version srcdir mirror tmp h dir
+    inc=$root/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi
+    missing=$(missing_opal_headers "$inc")
+    [ -n "$missing" ] || return 0
+    echo "make-chroot: libopenmpi-dev lacks ${missing//$'\n'/ }; taking them from the source package"
+    # shellcheck disable=SC2016
+    version=$(in_root "$root" dpkg-query -W -f='${Version}' libopenmpi-dev)
+    mirror=$(awk '$1 == "deb" { print $2; exit }' "$root/etc/apt/sources.list")
+    echo "deb-src $mirror $TBRDMA_CHROOT_SUITE main" >"$root/etc/apt/sources.list.d/tbrdma-src.list"
+    srcdir=/var/tmp/tbrdma-openmpi-src
+    rm -rf "${root:?}$srcdir"
+    mkdir -p "$root$srcdir"
+    in_root "$root" apt-get update -qq || ompi5_die "apt-get update (deb-src) in the chroot failed"
+    in_root "$root" sh -c "cd $srcdir && apt-get source --download-only -qq openmpi=$version" \
+        || ompi5_die "apt-get source openmpi=$version in the chroot failed"
+    tmp=$(mktemp -d)
+    for dir in $(for h in $missing; do dirname "$h"; done | sort -u); do
+        tar -xf "$root$srcdir"/openmpi_*.orig.tar.* -C "$tmp" --strip-components=1 \
+            --wildcards "*/$dir/*.h" || ompi5_die "$dir/*.h not found in the openmpi $version source"
+        mkdir -p "$inc/$dir"
+        cp "$tmp/$dir"/*.h "$inc/$dir/"
+        echo "make-chroot: installed $(cd "$tmp/$dir" && echo *.h) into $inc/$dir"
+    done
+    rm -rf "$tmp" "${root:?}$srcdir" "$root/etc/apt/sources.list.d/tbrdma-src.list"
+    in_root "$root" apt-get update -qq
+    missing=$(missing_opal_headers "$inc")
+    [ -z "$missing" ] || ompi5_die "still missing after the repair: $missing"
+}
+
+# A BTL's first includes must compile with the chroot's Open MPI headers.
+check_btl_header()
+{
+    local root=$1
+    # shellcheck disable=SC2016
+    in_root "$root" sh -c 'printf "#include \"opal_config.h\"\n#include \"opal/mca/btl/btl.h\"\n" \
+        | gcc -fsyntax-only -x c $(mpicc --showme:incdirs | sed "s/[^ ]*/-I&/g") \
+          $(pkg-config --cflags pmix) -' || ompi5_die "opal/mca/btl/btl.h does not compile in the chroot"
+    echo "make-chroot: opal_config.h + opal/mca/btl/btl.h compile"
+}
+
 # Check Open MPI 5 runs in the chroot and write the stamp.
 check_and_stamp()
 {
@@ -113,11 +170,13 @@ build_chroot()
     run_debootstrap "$root"
     t1=$(date +%s)
     fix_packages "$root"
+    complete_devel_headers "$root"
+    check_btl_header "$root"
     check_and_stamp "$root"
     ompi5_umount_all
     t2=$(date +%s)
     echo "make-chroot: ready in $((t2 - t0)) s (debootstrap $((t1 - t0)) s," \
-        "apt fix-up and check $((t2 - t1)) s); $(du -sh "$root" 2>/dev/null | cut -f1) on disk"
+        "apt fix-up, headers and checks $((t2 - t1)) s); $(du -sh "$root" 2>/dev/null | cut -f1) on disk"
 }
 
 main()

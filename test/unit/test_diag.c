@@ -92,7 +92,8 @@ static void test_diag_message_bridged(void)
     strcpy(port.bridge, "bridge0");
     tbrdma_diag_port_message(&port, TBRDMA_DIAG_BRIDGED, "mac-a", msg, sizeof(msg));
     CU_ASSERT(contains(msg, "host mac-a: device rdma_en3 (interface en3): "));
-    CU_ASSERT(contains(msg, "interface en3 is a member of bridge bridge0 (the Thunderbolt Bridge)"));
+    CU_ASSERT(
+        contains(msg, "interface en3 is a member of bridge bridge0 (the Thunderbolt Bridge)"));
     CU_ASSERT(contains(msg, "must not be bridged"));
     CU_ASSERT(contains(msg, "System Settings > Network > Thunderbolt Bridge > Make Inactive"));
     CU_ASSERT(contains(msg, "`sudo ifconfig bridge0 deletem en3`"));

@@ -75,8 +75,9 @@ static void test_gid_to_string_nospace(void)
 
 static void test_gid_parse_invalid(void)
 {
-    static const char *const bad[] = {"", "fe80::1::2", "10.0.0.1", "fe80::g", "1:2:3:4:5:6:7:8:9",
-                                      "::ffff:10.0.0.256", " fe80::1"};
+    static const char *const bad[] = {"",        "fe80::1::2",        "10.0.0.1",
+                                      "fe80::g", "1:2:3:4:5:6:7:8:9", "::ffff:10.0.0.256",
+                                      " fe80::1"};
     tbrdma_gid_t gid, before;
     size_t i;
 
@@ -109,8 +110,8 @@ static void test_gid_find_ipv4_mapped_several(void)
     tbrdma_gid_t table[4];
 
     memset(table, 0, sizeof(table));
-    tbrdma_gid_from_ipv4(0xa9fe0102u, &table[1]); /* 169.254.1.2 */
-    tbrdma_gid_from_ipv4(0xc0a80005u, &table[3]); /* 192.168.0.5 */
+    tbrdma_gid_from_ipv4(0xa9fe0102u, &table[1]);             /* 169.254.1.2 */
+    tbrdma_gid_from_ipv4(0xc0a80005u, &table[3]);             /* 192.168.0.5 */
     CU_ASSERT(1 == tbrdma_gid_find_ipv4_mapped(table, 4, 0)); /* first mapped entry */
     CU_ASSERT(3 == tbrdma_gid_find_ipv4_mapped(table, 4, 0xc0a80005u));
     CU_ASSERT(1 == tbrdma_gid_find_ipv4_mapped(table, 4, 0xa9fe0102u));

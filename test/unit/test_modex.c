@@ -97,17 +97,19 @@ static void test_modex_roundtrip_max_ports(void)
 static void test_modex_encode_layout(void)
 {
     static const uint8_t want[46] = {
-        'T', 'B', 'R', 'D', 0, 1, 0, 16, 0, 0, 0, 46, /* magic, version 1, header 16, total 46 */
-        2, 'm', 'a',                                  /* host "ma" */
-        1,                                            /* nports */
-        0, 30,                                        /* record length 29 + 1 */
-        1, 'r',                                       /* device "r" */
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 0, 1, /* gid ::ffff:192.168.0.1 */
-        0x01, 0x02,                                   /* gid_index 258 */
-        192, 168, 0, 1,                               /* ipv4 */
-        30,                                           /* prefix */
-        3,                                            /* active_mtu */
-        0, 100,                                       /* link_layer Thunderbolt */
+        'T',  'B',  'R', 'D', 0, 1, 0, 16, 0, 0, 0,    46, /* magic, version 1, header 16, total 46
+                                                            */
+        2,    'm',  'a',                                   /* host "ma" */
+        1,                                                 /* nports */
+        0,    30,                                          /* record length 29 + 1 */
+        1,    'r',                                         /* device "r" */
+        0,    0,    0,   0,   0, 0, 0, 0,  0, 0, 0xff, 0xff, 192,
+        168,  0,    1,      /* gid ::ffff:192.168.0.1 */
+        0x01, 0x02,         /* gid_index 258 */
+        192,  168,  0,   1, /* ipv4 */
+        30,                 /* prefix */
+        3,                  /* active_mtu */
+        0,    100,          /* link_layer Thunderbolt */
     };
     tbrdma_modex_t m;
     uint8_t buf[BLOB_MAX];
@@ -192,9 +194,9 @@ static int length_fields(const uint8_t *buf, int nports, size_t off[], size_t wi
     size_t pos = 12 + 1 + buf[12] + 1;
     int n = 0, p;
 
-    off[n] = 6, width[n++] = 2;          /* header length */
-    off[n] = 8, width[n++] = 4;          /* total length */
-    off[n] = 12, width[n++] = 1;         /* host name length */
+    off[n] = 6, width[n++] = 2;            /* header length */
+    off[n] = 8, width[n++] = 4;            /* total length */
+    off[n] = 12, width[n++] = 1;           /* host name length */
     off[n] = 13 + buf[12], width[n++] = 1; /* nports */
     for (p = 0; p < nports; p++) {
         off[n] = pos, width[n++] = 2;     /* record length */
@@ -298,14 +300,14 @@ static void test_modex_decode_oversized_names(void)
         uint8_t big[BLOB_MAX];
         size_t rec = 12 + 1 + 5 + 1, extra = TBRDMA_NAME_MAX - 8, total = used + extra;
 
-        memcpy(big, buf, rec + 3);                        /* through the device length byte */
-        memset(big + rec + 3, 'd', TBRDMA_NAME_MAX);      /* the oversized name */
+        memcpy(big, buf, rec + 3);                   /* through the device length byte */
+        memset(big + rec + 3, 'd', TBRDMA_NAME_MAX); /* the oversized name */
         memcpy(big + rec + 3 + TBRDMA_NAME_MAX, buf + rec + 3 + 8, used - (rec + 3 + 8));
         big[rec + 2] = TBRDMA_NAME_MAX;
-        big[rec + 1] = (uint8_t) (buf[rec + 1] + extra);  /* record length */
+        big[rec + 1] = (uint8_t) (buf[rec + 1] + extra); /* record length */
         big[11] = (uint8_t) total;
         assert_decode_fails(big, total, -EBADMSG);
-        big[rec + 2] = TBRDMA_NAME_MAX - 1;                /* 31 characters fit */
+        big[rec + 2] = TBRDMA_NAME_MAX - 1; /* 31 characters fit */
         big[rec + 1]--;
         memmove(big + rec + 3 + TBRDMA_NAME_MAX - 1, big + rec + 3 + TBRDMA_NAME_MAX,
                 total - (rec + 3 + TBRDMA_NAME_MAX));

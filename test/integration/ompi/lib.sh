@@ -12,6 +12,7 @@
 #
 # Tests exit 0 pass, 1 fail, 77 skip, and print one "ok:" or "FAIL:" line per check.
 
+# shellcheck disable=SC2034 # (the variables are used by the tests that source this file)
 IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IT_REPO=$(cd "$IT_DIR/../../.." && pwd)
 IT_FAILS=0
@@ -80,6 +81,7 @@ it_flavour()
         IT_OTHER_FLAVOUR=5.0
         IT_OTHER_BUILD=${TBRDMA_OTHER_BUILD_DIR:-$IT_REPO/build/ompi5/obj}
         IT_API=3.1.0
+        IT_PATH_PARAM=mca_base_component_path
         IT_MPIRUN_EXTRA=()
         ;;
     5.0)
@@ -88,6 +90,11 @@ it_flavour()
         IT_OTHER_FLAVOUR=4.1
         IT_OTHER_BUILD=${TBRDMA_OTHER_BUILD_DIR:-$IT_REPO/build}
         IT_API=3.3.0
+        # In 5.0 mpirun (PRRTE) hands a plain "mca_base_component_path" to PMIx as well, whose
+        # own component loader then warns in every rank that SYS_DEFAULT does not exist and
+        # that mca_btl_tbrdma.so "has bad prefix - expected: pmix_mca_". The name with OPAL's
+        # project prefix reaches only Open MPI.
+        IT_PATH_PARAM=opal_mca_base_component_path
         # 5.0.7's btl/tcp finds no "reachable pairing" for this machine's eth0 (virtio, speed
         # unknown) and aborts MPI_Init; loopback works. 4.1 has no reachable framework.
         IT_MPIRUN_EXTRA=(--mca btl_tcp_if_include lo)

@@ -9,7 +9,7 @@ out=$(info_on mac-a --parsable) || fail "healthy mesh: tbrdma-info exit $?"
 ok "healthy mac-a has 2 usable ports"
 
 read -r id ha ia hb ib < <(cables | head -1)
-"$tbc" fault --prefix "$prefix" "$id" down || fail "fault $id down"
+"$tbc" fault "$id" down || fail "fault $id down"
 for end in "$ha:$ia" "$hb:$ib"; do
     out=$(info_on "${end%%:*}" --parsable)
     echo "$out"
@@ -19,9 +19,9 @@ for end in "$ha:$ia" "$hb:$ib"; do
         || fail "port-down message lacks the fix"
 done
 ok "pulled cable $id: both ends DOWN and explained"
-"$tbc" fault --prefix "$prefix" "$id" up || fail "fault $id up"
+"$tbc" fault "$id" up || fail "fault $id up"
 
-"$tbc" rdma --prefix "$prefix" mac-c off || fail "rdma mac-c off"
+"$tbc" rdma mac-c off || fail "rdma mac-c off"
 out=$(info_on mac-c --parsable)
 rc=$?
 echo "$out"

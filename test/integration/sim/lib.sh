@@ -44,7 +44,7 @@ cluster_up()
     prefix="t$$"
     export TBSIM_DIR="/run/tbsim-test-$$"
     trap 'cluster_down' EXIT
-    "$tbc" up --prefix "$prefix" "$@" || fail "tbcluster up $* failed"
+    "$tbc" up --prefix "$prefix" --mgmt-net "10.96.$(($$ % 250))" "$@" || fail "tbcluster up $* failed"
 }
 
 cluster_down()
@@ -57,7 +57,7 @@ on()
 {
     local host=$1
     shift
-    "$tbc" exec --prefix "$prefix" "$host" -- "$@"
+    "$tbc" exec "$host" -- "$@"
 }
 
 # info_on HOST [ARGS...]: tbrdma-info on a simulated Mac, against the simulator.
@@ -91,7 +91,7 @@ tb_mpirun()
 {
     local np=$1
     shift
-    "$tbc" mpirun --prefix "$prefix" --np "$np" -- \
+    "$tbc" mpirun --np "$np" -- \
         --mca pml ob1 --mca btl self,tcp,tbrdma \
         --mca mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
         --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 "$@"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # cluster_lib.sh: helpers sourced by the cluster_*.sh tests of test/sim/tbcluster. Not a test:
 # run directly, it says so and exits 77.
 #
@@ -79,6 +80,18 @@ cl_check()
     fi
 }
 
+# Usage: cl_check_not DESCRIPTION COMMAND... : passes if COMMAND fails.
+cl_check_not()
+{
+    local desc=$1
+    shift
+    if "$@"; then
+        cl_fail "$desc"
+    else
+        cl_pass "$desc"
+    fi
+}
+
 # Usage: cl_expect DESCRIPTION EXPECTED ACTUAL
 cl_expect()
 {
@@ -119,11 +132,11 @@ cl_cables()
 # to pass its first packet (no timing decides the verdict: only whether an echo came back).
 cl_ping()
 {
-    local ping=(ping) try
+    local ping=(ping) _try
     if ! command -v ping >/dev/null; then
         ping=(busybox ping)
     fi
-    for try in 1 2 3; do
+    for _try in 1 2 3; do
         if cl_on "$1" "${ping[@]}" -c1 -W1 "$2" >/dev/null 2>&1; then
             return 0
         fi
@@ -134,7 +147,9 @@ cl_ping()
 # True if port $2 of host $1 has carrier (LOWER_UP).
 cl_carrier()
 {
-    cl_on "$1" ip -o link show dev "$2" | grep -q 'LOWER_UP'
+    local flags
+    flags=$(cl_on "$1" ip -o link show dev "$2") || return 1
+    [[ "$flags" == *LOWER_UP* ]]
 }
 
 # Checks that nothing named from PREFIX and no state dir is left.
@@ -151,7 +166,7 @@ cl_check_nothing_left()
     if [ -z "$left" ]; then
         cl_pass "$1: no namespace, link, mount, /etc/netns entry or state dir left"
     else
-        cl_fail "$1: left behind: $(echo $left)"
+        cl_fail "$1: left behind: ${left//$'\n'/ }"
     fi
 }
 

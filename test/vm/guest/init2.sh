@@ -35,6 +35,7 @@ fail()
 
 # shellcheck source=/dev/null
 . "$TBVM_RUN/vm$TBVM_ID.conf" || fail "cannot read $TBVM_RUN/vm$TBVM_ID.conf"
+export TBVM_VMS TBVM_MGMT_NET
 # shellcheck source=lib.sh
 . "$TBVM_REPO/test/vm/guest/lib.sh" || fail "cannot read guest/lib.sh"
 

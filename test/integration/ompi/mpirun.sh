@@ -1,0 +1,89 @@
+#!/bin/bash
+#
+# mpirun.sh [4.1|5.0]: two ranks on this machine (no RDMA here) with
+# `--mca pml ob1 --mca btl self,tcp,tbrdma` and the plugin's build directory in the component
+# path (--mca mca_base_component_path on 4.1, opal_mca_base_component_path on 5.0: see lib.sh).
+# Checks, for the flavour's Open MPI:
+#   1. hello (patterned send/recv, allreduce) passes on both ranks, exit 0, and nothing
+#      mentions tbrdma at default verbosity;
+#   2. with btl_base_verbose the framework shows tbrdma opened and its init called (so the
+#      test cannot pass because the .so was never found);
+#   3. with btl_tbrdma_verbose 1 a tbrdma line says why it declined;
+#   4. with btl_tbrdma_verbs_lib /nonexistent/libverbs.so that line names the library.
+
+set -u
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+IT_BAD_LIB=/nonexistent/libverbs.so
+
+# run_hello NAME EXTRA_MCA_ARGS...: mpirun hello, output (stdout+stderr) in $IT_TMP/NAME.out,
+# stderr alone in $IT_TMP/NAME.err. Checks exit 0 and an OK line from both ranks.
+run_hello()
+{
+    local name=$1 rc ok
+    shift
+    it_run timeout -k 10 "$IT_TIMEOUT" mpirun --allow-run-as-root --oversubscribe -np 2 \
+        --mca pml ob1 --mca btl self,tcp,tbrdma \
+        --mca "$IT_PATH_PARAM" "SYS_DEFAULT:$IT_LIBS" "${IT_MPIRUN_EXTRA[@]}" "$@" \
+        "$IT_HELLO" >"$IT_TMP/$name.stdout" 2>"$IT_TMP/$name.err"
+    rc=$?
+    cat "$IT_TMP/$name.stdout" "$IT_TMP/$name.err" >"$IT_TMP/$name.out"
+    echo "-- $name: mpirun ... $* hello: exit $rc"
+    ok=$(grep -Ec '^hello: rank [01] of 2 OK$' "$IT_TMP/$name.stdout")
+    it_check "$name: mpirun exits 0 (exit $rc)" [ "$rc" = 0 ]
+    if ! it_check "$name: both ranks print 'hello: rank R of 2 OK' ($ok of 2)" [ "$ok" = 2 ]; then
+        sed 's/^/    | /' "$IT_TMP/$name.out" | head -n 30
+    fi
+}
+
+check_default()
+{
+    run_hello default
+    if ! it_check "default: no output mentions tbrdma" it_lacks "$IT_TMP/default.out" tbrdma; then
+        it_show "$IT_TMP/default.out" tbrdma
+    fi
+}
+
+check_loaded()
+{
+    local out=$IT_TMP/loaded.out
+    run_hello loaded --mca btl_base_verbose 10
+    it_show "$out" 'component tbrdma'
+    it_check "loaded: framework opened tbrdma ('component tbrdma open function successful')" \
+        it_has "$out" 'components_open: component tbrdma open function successful'
+    it_check "loaded: framework called tbrdma's init ('initializing btl component tbrdma')" \
+        it_has "$out" 'select: initializing btl component tbrdma'
+}
+
+check_verbose_reason()
+{
+    local out=$IT_TMP/verbose.out
+    run_hello verbose --mca btl_tbrdma_verbose 1
+    it_show "$out" tbrdma
+    it_check "verbose: a tbrdma line says why it declined (no device / no library)" \
+        it_has "$out" 'tbrdma.*(no (rdma |verbs )?devices?|librar|not (found|available|loaded))'
+}
+
+check_bad_library()
+{
+    local out=$IT_TMP/badlib.out
+    run_hello badlib --mca btl_tbrdma_verbs_lib "$IT_BAD_LIB" --mca btl_tbrdma_verbose 1
+    it_show "$out" "tbrdma|$IT_BAD_LIB"
+    it_check "badlib: a line names $IT_BAD_LIB" it_has "$out" "$IT_BAD_LIB"
+}
+
+main()
+{
+    it_flavour "${1:-}"
+    it_require_ompi
+    it_require_plugin
+    IT_HELLO=$(it_hello) || exit 1
+    check_default
+    check_loaded
+    check_verbose_reason
+    check_bad_library
+    it_finish
+}
+
+main "$@"

@@ -1,0 +1,481 @@
+/*
+ * uc_pingpong: UC SEND/RECV between two hosts over plain verbs, with a TCP side channel for
+ * the QPN/PSN/GID exchange (like ibv_uc_pingpong, shaped like Apple's device: UC, one SGE,
+ * no inline, MTU 1024, sgid_index = the IPv4-mapped GID found by scanning).
+ *
+ *   uc_pingpong [-d dev] [-g gid_index|auto] [-s size] [-n iters] [-p tcp_port]
+ *               [-r recv_size] [-m pingpong|stream] [-P] [server_host]
+ *
+ * Without server_host it is the server. The client's -s, -n and -m apply to both sides; -r
+ * (the size of this side's receives, default -s) is local, to break the frame rule on purpose.
+ * pingpong: round trips, prints latency and bandwidth, checks the echoed sequence number.
+ * stream: the client sends n messages (each carries its sequence number and a hash); the
+ * server counts what arrived, what was corrupted and the error completions, and both print
+ * the totals (used by the fault tests: a dropped message gives no error completion). -P (stream
+ * client): after half the messages, wait for a line on stdin, so a test can pull the cable.
+ * Exit 0 on success, 1 on a failure (the failing verb and errno are printed), 2 on usage.
+ */
+#include "ex_common.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MSG_MAX  16773120
+#define HDR_SIZE 16 /* stream messages: 8 B sequence number, 8 B hash */
+
+struct opts {
+    const char *dev;
+    const char *gid;
+    const char *host;
+    uint32_t size;
+    uint32_t rsize;
+    uint32_t iters;
+    uint32_t stream;
+    int pause;
+    int port;
+};
+
+/* The client's request, adopted by the server. */
+struct hello {
+    struct ex_dest dest;
+    uint32_t size;
+    uint32_t iters;
+    uint32_t stream;
+    uint32_t pad;
+};
+
+struct totals {
+    uint32_t a;
+    uint32_t b;
+    uint32_t c;
+};
+
+struct run {
+    struct opts o;
+    struct ex_conn c;
+    int fd;
+    size_t slot;
+    uint8_t *sbuf;
+    uint8_t *rbuf;
+    struct ibv_mr *smr;
+    struct ibv_mr *rmr;
+};
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: uc_pingpong [-d dev] [-g gid_index|auto] [-s size] [-n iters] "
+                    "[-p tcp_port] [-r recv_size] [-m pingpong|stream] [-P] [server_host]\n");
+    return 2;
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+    int ch;
+
+    *o = (struct opts){.gid = "auto", .size = 64, .iters = 1000, .port = EX_TCP_PORT};
+    while (-1 != (ch = getopt(argc, argv, "d:g:s:n:p:r:m:Ph"))) {
+        switch (ch) {
+        case 'd': o->dev = optarg; break;
+        case 'g': o->gid = optarg; break;
+        case 's': o->size = (uint32_t) strtoul(optarg, NULL, 0); break;
+        case 'n': o->iters = (uint32_t) strtoul(optarg, NULL, 0); break;
+        case 'p': o->port = atoi(optarg); break;
+        case 'r': o->rsize = (uint32_t) strtoul(optarg, NULL, 0); break;
+        case 'm': o->stream = (0 == strcmp(optarg, "stream")); break;
+        case 'P': o->pause = 1; break;
+        default: return -1;
+        }
+    }
+    if (optind < argc) {
+        o->host = argv[optind];
+    }
+    return (MSG_MAX < o->size || 0 == o->iters) ? -1 : 0;
+}
+
+static uint64_t fnv64(const uint8_t *p, size_t len, uint64_t h)
+{
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t msg_hash(const uint8_t *msg, uint32_t len)
+{
+    uint64_t h = fnv64(msg, 8, 0xcbf29ce484222325ull);
+
+    return fnv64(msg + HDR_SIZE, len - HDR_SIZE, h);
+}
+
+static int wc_ok(const struct ibv_wc *wc, const char *what)
+{
+    if (IBV_WC_SUCCESS != wc->status) {
+        fprintf(stderr, "%s completion failed: %s (status %d)\n", what,
+                ibv_wc_status_str(wc->status), wc->status);
+        return 0;
+    }
+    return 1;
+}
+
+static int wait_one(struct run *r, struct ibv_wc *wc)
+{
+    int n = ex_wait_wc(r->c.cq, wc, EX_TIMEOUT_S);
+
+    if (0 == n) {
+        fprintf(stderr, "no completion within %.0f s (a UC peer that is gone never answers)\n",
+                EX_TIMEOUT_S);
+    }
+    return (1 == n) ? 0 : -1;
+}
+
+static int buffers_setup(struct run *r)
+{
+    uint32_t rsize = r->o.rsize ? r->o.rsize : r->o.size;
+    size_t biggest = (rsize > r->o.size) ? rsize : r->o.size;
+    size_t total;
+
+    r->slot = (biggest + EX_FRAME - 1) / EX_FRAME * EX_FRAME;
+    if (0 == r->slot) {
+        r->slot = EX_FRAME;
+    }
+    total = r->slot * EX_DEPTH;
+    if (0 != posix_memalign((void **) &r->sbuf, EX_FRAME, total)
+        || 0 != posix_memalign((void **) &r->rbuf, EX_FRAME, total)) {
+        fprintf(stderr, "cannot allocate %zu bytes of buffers\n", 2 * total);
+        return -1;
+    }
+    memset(r->sbuf, 0xa5, total);
+    memset(r->rbuf, 0, total);
+    r->smr = ibv_reg_mr(r->c.pd, r->sbuf, total, IBV_ACCESS_LOCAL_WRITE);
+    r->rmr = (NULL != r->smr) ? ibv_reg_mr(r->c.pd, r->rbuf, total, IBV_ACCESS_LOCAL_WRITE)
+                              : NULL;
+    if (NULL == r->rmr) {
+        fprintf(stderr, "reg_mr failed: %s (errno %d)\n", strerror(errno), errno);
+        return -1;
+    }
+    return 0;
+}
+
+static int recv_post(struct run *r, uint32_t i)
+{
+    uint32_t rsize = r->o.rsize ? r->o.rsize : r->o.size;
+    int rc = ex_post_recv(r->c.qp, r->rmr, r->rbuf + (i % EX_DEPTH) * r->slot, rsize, i);
+
+    if (0 != rc) {
+        fprintf(stderr, "post_recv failed: %s (errno %d)\n", strerror(rc), rc);
+    }
+    return rc;
+}
+
+static int send_post(struct run *r, uint32_t i, uint32_t len)
+{
+    int rc = ex_post_send(r->c.qp, r->smr, r->sbuf + (i % EX_DEPTH) * r->slot, len, i, NULL);
+
+    if (0 != rc) {
+        fprintf(stderr, "post_send failed: %s (errno %d)\n", strerror(rc), rc);
+    }
+    return rc;
+}
+
+/* Waits until both the send and the receive of round i completed successfully. */
+static int round_wait(struct run *r, int want_send, int want_recv, uint32_t *len_p)
+{
+    struct ibv_wc wc;
+
+    while (want_send || want_recv) {
+        if (0 != wait_one(r, &wc)) {
+            return -1;
+        }
+        if (IBV_WC_RECV == wc.opcode) {
+            if (!wc_ok(&wc, "receive")) {
+                return -1;
+            }
+            *len_p = wc.byte_len;
+            want_recv = 0;
+        } else {
+            if (!wc_ok(&wc, "send")) {
+                return -1;
+            }
+            want_send = 0;
+        }
+    }
+    return 0;
+}
+
+static int pingpong_client(struct run *r)
+{
+    uint32_t len = 0;
+    double t0;
+    double dt;
+
+    if (0 != recv_post(r, 0)) {
+        return -1;
+    }
+    t0 = ex_now();
+    for (uint32_t i = 0; i < r->o.iters; i++) {
+        uint8_t *s = r->sbuf + (i % EX_DEPTH) * r->slot;
+
+        if (r->o.size >= sizeof(i)) {
+            memcpy(s, &i, sizeof(i));
+        }
+        if (0 != send_post(r, i, r->o.size) || 0 != round_wait(r, 1, 1, &len)) {
+            return -1;
+        }
+        if (r->o.size >= sizeof(i) && 0 != memcmp(r->rbuf + (i % EX_DEPTH) * r->slot, &i, 4)) {
+            fprintf(stderr, "round %u: the echo does not carry its sequence number\n", i);
+            return -1;
+        }
+        if (i + 1 < r->o.iters && 0 != recv_post(r, i + 1)) {
+            return -1;
+        }
+    }
+    dt = ex_now() - t0;
+    printf("uc_pingpong: %u iters of %u B: rtt %.2f us, latency %.2f us, bandwidth %.2f MB/s\n",
+           r->o.iters, r->o.size, 1e6 * dt / r->o.iters, 0.5e6 * dt / r->o.iters,
+           2.0 * r->o.size * r->o.iters / dt / 1e6);
+    return 0;
+}
+
+static int pingpong_server(struct run *r)
+{
+    uint32_t len = 0;
+
+    if (0 != recv_post(r, 0)) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < r->o.iters; i++) {
+        uint8_t *s = r->sbuf + (i % EX_DEPTH) * r->slot;
+
+        if (0 != round_wait(r, 0, 1, &len)) {
+            return -1;
+        }
+        memcpy(s, r->rbuf + (i % EX_DEPTH) * r->slot, len < r->slot ? len : r->slot);
+        if (i + 1 < r->o.iters && 0 != recv_post(r, i + 1)) {
+            return -1;
+        }
+        if (0 != send_post(r, i, r->o.size) || 0 != round_wait(r, 1, 0, &len)) {
+            return -1;
+        }
+    }
+    printf("uc_pingpong: server answered %u rounds of %u B\n", r->o.iters, r->o.size);
+    return 0;
+}
+
+static void stream_fill(struct run *r, uint32_t i)
+{
+    uint8_t *m = r->sbuf + (i % EX_DEPTH) * r->slot;
+    uint64_t seq = i;
+    uint64_t h;
+
+    memcpy(m, &seq, 8);
+    for (uint32_t b = HDR_SIZE; b < r->o.size; b++) {
+        m[b] = (uint8_t) (b * 7 + i);
+    }
+    h = msg_hash(m, r->o.size);
+    memcpy(m + 8, &h, 8);
+}
+
+/* -P: once half the messages completed, waits for a line on stdin (a test pulls a cable). */
+static void stream_pause(struct run *r, uint32_t done, int *paused)
+{
+    char line[16];
+
+    if (r->o.pause && !*paused && done == r->o.iters / 2) {
+        printf("uc_pingpong: stream: paused after %u messages\n", done);
+        fflush(stdout);
+        if (NULL == fgets(line, sizeof(line), stdin)) {
+            fprintf(stderr, "stdin closed while paused\n");
+        }
+        *paused = 1;
+    }
+}
+
+static int stream_client(struct run *r)
+{
+    struct totals mine = {0, 0, 0};
+    struct totals peer;
+    uint32_t sent = 0;
+    int paused = 0;
+    struct ibv_wc wc;
+
+    while (mine.b + mine.c < r->o.iters) {
+        stream_pause(r, mine.b + mine.c, &paused);
+        while (sent < r->o.iters && sent - (mine.b + mine.c) < EX_DEPTH
+               && (!r->o.pause || paused || sent < r->o.iters / 2)) {
+            stream_fill(r, sent);
+            if (0 != send_post(r, sent, r->o.size)) {
+                return -1;
+            }
+            sent++;
+        }
+        if (0 != wait_one(r, &wc)) {
+            return -1;
+        }
+        if (IBV_WC_SUCCESS == wc.status) {
+            mine.b++;
+        } else {
+            mine.c++;
+        }
+    }
+    mine.a = sent;
+    if (0 != ex_xchg(r->fd, &mine, &peer, sizeof(mine))) {
+        return -1;
+    }
+    printf("uc_pingpong: stream: sent %u, send completions %u success %u error; peer received "
+           "%u, corrupted %u, error completions %u\n",
+           mine.a, mine.b, mine.c, peer.a, peer.b, peer.c);
+    return 0;
+}
+
+static void stream_count(struct run *r, const struct ibv_wc *wc, struct totals *t)
+{
+    const uint8_t *m = r->rbuf + (wc->wr_id % EX_DEPTH) * r->slot;
+    uint64_t h;
+
+    if (IBV_WC_SUCCESS != wc->status) {
+        t->c++;
+        return;
+    }
+    t->a++;
+    memcpy(&h, m + 8, 8);
+    if (wc->byte_len != r->o.size || h != msg_hash(m, r->o.size)) {
+        t->b++;
+    }
+}
+
+/* Counts arrivals until the client's totals came and nothing arrived for a moment. */
+static int stream_server(struct run *r)
+{
+    struct totals mine = {0, 0, 0};
+    struct totals peer;
+    double idle_since = ex_now();
+    int have_peer = 0;
+    struct ibv_wc wc;
+
+    for (uint32_t i = 0; i < EX_DEPTH; i++) {
+        if (0 != recv_post(r, i)) {
+            return -1;
+        }
+    }
+    for (uint32_t next = EX_DEPTH;;) {
+        int n = ibv_poll_cq(r->c.cq, 1, &wc);
+
+        if (n < 0) {
+            fprintf(stderr, "poll_cq failed: %d\n", n);
+            return -1;
+        }
+        if (1 == n) {
+            stream_count(r, &wc, &mine);
+            if (0 != ex_post_recv(r->c.qp, r->rmr, r->rbuf + (wc.wr_id % EX_DEPTH) * r->slot,
+                                  r->o.rsize ? r->o.rsize : r->o.size, next++)) {
+                fprintf(stderr, "post_recv failed\n");
+                return -1;
+            }
+            idle_since = ex_now();
+            continue;
+        }
+        if (!have_peer && sizeof(peer) == recv(r->fd, &peer, sizeof(peer), MSG_DONTWAIT | MSG_PEEK)) {
+            have_peer = (sizeof(peer) == read(r->fd, &peer, sizeof(peer)));
+            idle_since = ex_now();
+        }
+        if (have_peer && ex_now() - idle_since > 0.2) {
+            break;
+        }
+        if (!have_peer && 0.0 != idle_since && ex_now() - idle_since > 3 * EX_TIMEOUT_S) {
+            fprintf(stderr, "stream: the client went silent for %.0f s\n", 3 * EX_TIMEOUT_S);
+            return -1;
+        }
+    }
+    if (sizeof(mine) != write(r->fd, &mine, sizeof(mine))) {
+        fprintf(stderr, "side channel write failed: %s\n", strerror(errno));
+        return -1;
+    }
+    printf("uc_pingpong: stream: received %u of %u, corrupted %u, error completions %u\n",
+           mine.a, peer.a, mine.b, mine.c);
+    return 0;
+}
+
+static int handshake(struct run *r)
+{
+    struct hello mine;
+    struct hello peer;
+
+    memset(&mine, 0, sizeof(mine));
+    mine.dest.qpn = r->c.qp->qp_num;
+    mine.dest.psn = EX_PSN;
+    memcpy(mine.dest.gid, r->c.gid.raw, 16);
+    mine.size = r->o.size;
+    mine.iters = r->o.iters;
+    mine.stream = r->o.stream;
+    r->fd = (NULL == r->o.host) ? ex_tcp_server(r->o.port) : ex_tcp_client(r->o.host, r->o.port);
+    if (r->fd < 0 || 0 != ex_xchg(r->fd, &mine, &peer, sizeof(mine))) {
+        return -1;
+    }
+    if (NULL == r->o.host) {
+        r->o.size = peer.size;
+        r->o.iters = peer.iters;
+        r->o.stream = peer.stream;
+    }
+    if (r->o.stream && r->o.size < HDR_SIZE) {
+        fprintf(stderr, "stream mode needs -s >= %d\n", HDR_SIZE);
+        return -1;
+    }
+    if (0 != buffers_setup(r) || 0 != ex_conn_connect(&r->c, &peer.dest)) {
+        return -1;
+    }
+    return 0;
+}
+
+static int sync_peer(struct run *r)
+{
+    char out = 's';
+    char in = 0;
+
+    return ex_xchg(r->fd, &out, &in, 1);
+}
+
+int main(int argc, char **argv)
+{
+    struct run r;
+    struct ibv_context *ctx;
+    int rc = -1;
+
+    memset(&r, 0, sizeof(r));
+    r.fd = -1;
+    if (0 != parse(argc, argv, &r.o)) {
+        return usage();
+    }
+    if (0 != ex_open_device(r.o.dev, &ctx)) {
+        return 1;
+    }
+    if (0 != ex_find_gid(ctx, r.o.gid, &r.c.gid_index, &r.c.gid)
+        || 0 != ex_conn_setup(&r.c, ctx) || 0 != handshake(&r) || 0 != sync_peer(&r)) {
+        goto out;
+    }
+    if (r.o.stream) {
+        rc = (NULL == r.o.host) ? stream_server(&r) : stream_client(&r);
+    } else {
+        rc = (NULL == r.o.host) ? pingpong_server(&r) : pingpong_client(&r);
+    }
+    if (0 == rc) {
+        rc = sync_peer(&r);
+    }
+out:
+    if (NULL != r.smr) {
+        ibv_dereg_mr(r.smr);
+    }
+    if (NULL != r.rmr) {
+        ibv_dereg_mr(r.rmr);
+    }
+    r.c.ctx = ctx;
+    ex_conn_teardown(&r.c);
+    if (r.fd >= 0) {
+        close(r.fd);
+    }
+    return (0 == rc) ? 0 : 1;
+}

@@ -1,0 +1,112 @@
+#!/bin/bash
+# cluster_tbsimctl.sh: tbcluster's side of the contract with tbsimctl, and cleanup of failed or
+# interrupted `up`s, using a fake tbsimctl that logs its calls.
+# Checks: up runs "tbsimctl init" once, with TBSIM_DIR exported and the topology written; fault
+# forwards drop=/corrupt=/delay_us=/seed= with the cable id (also when the cable is given as
+# HOST:IF); rdma forwards HOST on|off with the full host name; down runs "tbsimctl destroy"
+# while the state dir still exists; a second up is refused and leaves the running cluster alone;
+# without tbsimctl, fault settings and rdma fail with a message; an up whose init fails, an up
+# interrupted by SIGINT, a down after the cluster file was lost and a down while a process still
+# runs in a host leave nothing behind.
+set -uo pipefail
+. "$(dirname "$0")/cluster_lib.sh"
+cl_init cluster_tbsimctl
+
+FAKE=$CL_TMP/tbsimctl
+LOG=$CL_TMP/tbsimctl.log
+# The fake logs "TBSIM_DIR-ok" or "TBSIM_DIR-wrong", whether topology exists, then its arguments.
+# FAKE_INIT=fail makes init fail; FAKE_INIT=interrupt sends SIGINT to the calling tbcluster.
+cat >"$FAKE" <<FAKE_EOF
+#!/bin/bash
+dir=wrong
+[ "\$TBSIM_DIR" = "$TBSIM_DIR" ] && dir=ok
+topo=no-topology
+[ -f "\$TBSIM_DIR/topology" ] && topo=topology
+echo "TBSIM_DIR-\$dir \$topo \$*" >>"$LOG"
+if [ "\$1" = init ] && [ "\${FAKE_INIT:-}" = fail ]; then
+    exit 3
+fi
+if [ "\$1" = init ] && [ "\${FAKE_INIT:-}" = interrupt ]; then
+    kill -INT \$PPID
+fi
+exit 0
+FAKE_EOF
+chmod +x "$FAKE"
+
+tbc()
+{
+    "$TBCLUSTER" --tbsimctl "$FAKE" "$@"
+}
+
+last_log()
+{
+    tail -n 1 "$LOG" 2>/dev/null
+}
+
+check_forwarding()
+{
+    cl_check "up with the fake tbsimctl" tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 3
+    cl_expect "up called init once" "TBSIM_DIR-ok topology init" "$(cat "$LOG")"
+    tbc fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7
+    cl_expect "fault c2 forwarded" "TBSIM_DIR-ok topology fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7" \
+        "$(last_log)"
+    tbc fault mac-c:en3 drop=0
+    cl_expect "fault mac-c:en3 forwarded as c3" "TBSIM_DIR-ok topology fault c3 drop=0" \
+        "$(last_log)"
+    tbc rdma b off
+    cl_expect "rdma b off forwarded" "TBSIM_DIR-ok topology rdma mac-b off" "$(last_log)"
+    tbc rdma 2 on
+    cl_expect "rdma 2 on forwarded" "TBSIM_DIR-ok topology rdma mac-c on" "$(last_log)"
+    cl_check_not "rdma mac-a maybe refused" tbc rdma mac-a maybe
+    cl_check_not "fault c1 drop=x without tbsimctl fails" \
+        "$TBCLUSTER" --tbsimctl "$CL_TMP/none" fault c1 drop=0.5
+    cl_check_not "rdma without tbsimctl fails" "$TBCLUSTER" --tbsimctl "$CL_TMP/none" rdma a on
+    cl_check_not "second up refused" \
+        tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 2
+    cl_expect "first cluster still there after the refused up" "mac-b" \
+        "$("$TBCLUSTER" exec mac-b -- hostname)"
+    cl_check "down" tbc down
+    cl_expect "down called destroy with the state dir present" \
+        "TBSIM_DIR-ok topology destroy" "$(last_log)"
+    cl_check_nothing_left "down"
+}
+
+check_failed_up()
+{
+    : >"$LOG"
+    FAKE_INIT=fail tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 3 >/dev/null 2>&1
+    cl_expect "up with failing init exits 1" 1 "$?"
+    cl_check_nothing_left "up with failing init"
+    FAKE_INIT=interrupt tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 4 >/dev/null 2>&1
+    cl_check "up interrupted by SIGINT fails ($?)" [ "$?" != 0 ]
+    cl_check_nothing_left "up interrupted by SIGINT"
+}
+
+check_lost_state()
+{
+    cl_up --hosts 2 >/dev/null 2>&1
+    rm -f "$TBSIM_DIR/cluster"
+    cl_check "down --prefix after the cluster file was lost" \
+        "$TBCLUSTER" down --prefix "$PREFIX"
+    cl_check_nothing_left "down --prefix with lost state"
+}
+
+check_running_process()
+{
+    local pid
+    cl_up --hosts 2 >/dev/null 2>&1
+    "$TBCLUSTER" exec mac-b -- sleep 600 &
+    pid=$!
+    cl_expect "a process runs in mac-b" "sleep" "$("$TBCLUSTER" exec mac-a -- sh -c \
+        "for p in \$(ip netns pids ${PREFIX}mac-b); do cat /proc/\$p/comm; done")"
+    cl_check "down with a process still running in mac-b" "$TBCLUSTER" down
+    cl_check_nothing_left "down with a running process"
+    wait "$pid" 2>/dev/null
+    cl_check "the process was ended by down (status $?)" [ "$?" != 0 ]
+}
+
+check_forwarding
+check_failed_up
+check_lost_state
+check_running_process
+cl_finish

@@ -1,0 +1,492 @@
+/*
+ * Unit tests of plugin/core/tbrdma_mesh.c (tbrdma_mesh_solve, tbrdma_mesh_describe): full
+ * meshes of 2..8 hosts addressed with one /30 per cable as MLX's mlx.distributed_config does,
+ * missing cables, duplicate cables, link-local addressing with and without a mesh spec (ours
+ * and MLX's hostfile), a spec naming an unknown device, and the error buffer contract.
+ */
+#include "tbrdma_gid.h"
+#include "tbrdma_mesh.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ERR_MAX 4096
+#define LL_BASE 0xa9fe0000u /* 169.254.0.0 */
+
+static tbrdma_modex_t hosts[TBRDMA_MAX_HOSTS];
+static tbrdma_mesh_t mesh;
+static tbrdma_mesh_spec_t spec;
+static char err[ERR_MAX];
+
+static void host_init(tbrdma_modex_t *h, const char *name)
+{
+    memset(h, 0, sizeof(*h));
+    snprintf(h->host, sizeof(h->host), "%s", name);
+}
+
+static int host_add_port(tbrdma_modex_t *h, const char *device, uint32_t ipv4, int prefix)
+{
+    tbrdma_modex_port_t *p = &h->ports[h->nports];
+
+    snprintf(p->device, sizeof(p->device), "%s", device);
+    p->ipv4 = ipv4;
+    p->prefix = prefix;
+    tbrdma_gid_from_ipv4(ipv4, &p->gid);
+    p->gid_index = 1;
+    p->active_mtu = 5;
+    p->link_layer = TBRDMA_LINK_LAYER_THUNDERBOLT;
+    return h->nports++;
+}
+
+static int port_index(const tbrdma_modex_t *h, const char *device)
+{
+    int p;
+
+    for (p = 0; p < h->nports; p++) {
+        if (0 == strcmp(h->ports[p].device, device)) {
+            return p;
+        }
+    }
+    return -1;
+}
+
+/* Device of host i for the cable to host j: rdma_en<2+j> (rdma_en<2+i> never used by i). */
+static void device_name(int j, char *buf, size_t len)
+{
+    snprintf(buf, len, "rdma_en%d", 2 + j);
+}
+
+/* 1 when the pair (i, j) is in skip[] (pairs as i*100+j with i < j, terminated by -1). */
+static int skipped(const int *skip, int i, int j)
+{
+    for (; NULL != skip && 0 <= *skip; skip++) {
+        if (*skip == i * 100 + j) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * n hosts mac-a, mac-b, ... with one cable per pair except the skipped ones. Cable c gets the
+ * /30 192.168.0.0 + 4c (like mlx.distributed_config): .1 on the lower host, .2 on the higher.
+ * With linklocal, every port gets a 169.254/16 address instead. Ports are added in descending
+ * peer order so that port indices differ from peer indices.
+ */
+static void build_mesh(int n, const int *skip, int linklocal)
+{
+    char name[16], dev[TBRDMA_NAME_MAX];
+    uint32_t net[TBRDMA_MAX_HOSTS][TBRDMA_MAX_HOSTS];
+    int i, j, c = 0;
+
+    for (i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "mac-%c", 'a' + i);
+        host_init(&hosts[i], name);
+        for (j = i + 1; j < n; j++) {
+            net[i][j] = 0xc0a80000u + 4u * (uint32_t) c++;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        for (j = n - 1; j >= 0; j--) {
+            if (i == j || skipped(skip, (i < j) ? i : j, (i < j) ? j : i)) {
+                continue;
+            }
+            device_name(j, dev, sizeof(dev));
+            if (linklocal) {
+                host_add_port(&hosts[i], dev, LL_BASE + (uint32_t) (256 * (i + 1) + j + 1), 16);
+            } else {
+                host_add_port(&hosts[i], dev, net[(i < j) ? i : j][(i < j) ? j : i] + 1 + (i > j),
+                              30);
+            }
+        }
+    }
+}
+
+/* Symmetric, and every link joins host i's port for j to host j's port for i. */
+static void check_links(int n, const int *skip)
+{
+    char want_i[TBRDMA_NAME_MAX], want_j[TBRDMA_NAME_MAX];
+    const tbrdma_mesh_link_t *l;
+    int i, j;
+
+    CU_ASSERT(n == mesh.nhosts);
+    for (i = 0; i < n; i++) {
+        CU_ASSERT(-1 == mesh.link[i][i].port);
+        for (j = 0; j < n; j++) {
+            if (i == j) {
+                continue;
+            }
+            l = &mesh.link[i][j];
+            CU_ASSERT(l->port == mesh.link[j][i].peer_port);
+            CU_ASSERT(l->peer_port == mesh.link[j][i].port);
+            CU_ASSERT(l->ncables == mesh.link[j][i].ncables);
+            if (skipped(skip, (i < j) ? i : j, (i < j) ? j : i)) {
+                CU_ASSERT(-1 == l->port && -1 == l->peer_port && 0 == l->ncables);
+                continue;
+            }
+            device_name(j, want_i, sizeof(want_i));
+            device_name(i, want_j, sizeof(want_j));
+            CU_ASSERT(1 == l->ncables);
+            CU_ASSERT(port_index(&hosts[i], want_i) == l->port);
+            CU_ASSERT(port_index(&hosts[j], want_j) == l->peer_port);
+        }
+    }
+}
+
+static void test_mesh_solve_full_2_to_8_hosts(void)
+{
+    int n;
+
+    for (n = 2; n <= 8; n++) {
+        build_mesh(n, NULL, 0);
+        strcpy(err, "untouched");
+        CU_ASSERT(0 == tbrdma_mesh_solve(hosts, n, NULL, &mesh, err, sizeof(err)));
+        CU_ASSERT(0 == mesh.nmissing);
+        CU_ASSERT_STRING_EQUAL(err, "");
+        check_links(n, NULL);
+        /* The M3 Ultra's port list starts at index 0 for the highest peer. */
+        CU_ASSERT(n - 2 == mesh.link[0][1].port);
+    }
+}
+
+static void test_mesh_solve_single_host(void)
+{
+    build_mesh(1, NULL, 0);
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 1, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT(1 == mesh.nhosts && 0 == mesh.nmissing);
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 0, NULL, &mesh, NULL, 0));
+}
+
+static void test_mesh_solve_missing_one(void)
+{
+    static const int skip[] = {103, -1}; /* mac-b -- mac-d */
+
+    build_mesh(4, skip, 0);
+    CU_ASSERT(-ENOTCONN == tbrdma_mesh_solve(hosts, 4, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(err, "no cable between host mac-b and host mac-d");
+    CU_ASSERT(1 == mesh.nmissing);
+    check_links(4, skip);
+}
+
+static void test_mesh_solve_missing_several(void)
+{
+    static const int skip[] = {2, 104, 304, -1}; /* a-c, b-e, d-e */
+
+    build_mesh(5, skip, 0);
+    CU_ASSERT(-ENOTCONN == tbrdma_mesh_solve(hosts, 5, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(err, "no cable between host mac-a and host mac-c; "
+                                "no cable between host mac-b and host mac-e; "
+                                "no cable between host mac-d and host mac-e");
+    CU_ASSERT(3 == mesh.nmissing);
+    check_links(5, skip);
+}
+
+/* Two cables between mac-a and mac-b; the one with mac-a's lowest device name wins. */
+static void test_mesh_solve_duplicate_cables(void)
+{
+    int a5, a3, b2, b4;
+
+    host_init(&hosts[0], "mac-a");
+    host_init(&hosts[1], "mac-b");
+    a5 = host_add_port(&hosts[0], "rdma_en5", 0xc0a80001u, 30);
+    a3 = host_add_port(&hosts[0], "rdma_en3", 0xc0a80005u, 30);
+    b2 = host_add_port(&hosts[1], "rdma_en2", 0xc0a80002u, 30); /* with mac-a rdma_en5 */
+    b4 = host_add_port(&hosts[1], "rdma_en4", 0xc0a80006u, 30); /* with mac-a rdma_en3 */
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT(2 == mesh.link[0][1].ncables && 2 == mesh.link[1][0].ncables);
+    CU_ASSERT(a3 == mesh.link[0][1].port && b4 == mesh.link[0][1].peer_port);
+    CU_ASSERT(b4 == mesh.link[1][0].port && a3 == mesh.link[1][0].peer_port);
+    (void) a5;
+    (void) b2;
+}
+
+/* The same choice when the hosts are passed in the other order. */
+static void test_mesh_solve_duplicate_cables_order_independent(void)
+{
+    tbrdma_modex_t a;
+
+    test_mesh_solve_duplicate_cables();
+    a = hosts[0];
+    hosts[0] = hosts[1];
+    hosts[1] = a;
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(hosts[1].ports[mesh.link[1][0].port].device, "rdma_en3");
+    CU_ASSERT_STRING_EQUAL(hosts[0].ports[mesh.link[0][1].port].device, "rdma_en4");
+}
+
+static void test_mesh_solve_linklocal_without_spec(void)
+{
+    build_mesh(3, NULL, 1);
+    memset(&mesh, 0x5a, sizeof(mesh));
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 3, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(err, "subnet 169.254.0.0/16 holds ports mac-a:rdma_en4, "
+                                "mac-a:rdma_en3, mac-b:rdma_en4, mac-b:rdma_en2, "
+                                "mac-c:rdma_en3, mac-c:rdma_en2: link-local or shared subnets "
+                                "cannot identify cables: give each cable its own /30 "
+                                "(tbrdma-setup), or name the cables in a mesh file "
+                                "(btl_tbrdma_mesh_file), or pass MLX's hostfile as the mesh "
+                                "file");
+    CU_ASSERT(0x5a5a5a5a == mesh.nhosts); /* untouched on -EINVAL */
+}
+
+/* Two Macs, one cable, both self-assigned: the subnet holds exactly the two ends. */
+static void test_mesh_solve_linklocal_two_hosts(void)
+{
+    build_mesh(2, NULL, 1);
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
+    check_links(2, NULL);
+}
+
+/* Two ports of one host in one /30 cannot be told apart. */
+static void test_mesh_solve_same_host_subnet(void)
+{
+    host_init(&hosts[0], "mac-a");
+    host_init(&hosts[1], "mac-b");
+    host_add_port(&hosts[0], "rdma_en2", 0xc0a80001u, 30);
+    host_add_port(&hosts[0], "rdma_en3", 0xc0a80002u, 30);
+    host_add_port(&hosts[1], "rdma_en2", 0xc0a80101u, 30);
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT(NULL
+              != strstr(err, "subnet 192.168.0.0/30 holds ports mac-a:rdma_en2, "
+                             "mac-a:rdma_en3: link-local or shared subnets"));
+}
+
+static void build_spec(int n)
+{
+    char text[8192], dev_i[TBRDMA_NAME_MAX], dev_j[TBRDMA_NAME_MAX];
+    size_t used = 0;
+    int i, j;
+
+    used += (size_t) snprintf(text, sizeof(text), "# %d Macs, self-assigned addresses\n", n);
+    for (i = 0; i < n; i++) {
+        for (j = i + 1; j < n; j++) {
+            device_name(j, dev_i, sizeof(dev_i));
+            device_name(i, dev_j, sizeof(dev_j));
+            used += (size_t) snprintf(text + used, sizeof(text) - used, "%s:%s  %s:%s\n",
+                                      hosts[i].host, dev_i, hosts[j].host, dev_j);
+        }
+    }
+    CU_ASSERT(0 == tbrdma_mesh_spec_parse(text, &spec, err, sizeof(err)));
+}
+
+static void test_mesh_solve_linklocal_with_mesh_file(void)
+{
+    int n;
+
+    for (n = 2; n <= 8; n++) {
+        build_mesh(n, NULL, 1);
+        build_spec(n);
+        CU_ASSERT(0 == tbrdma_mesh_solve(hosts, n, &spec, &mesh, err, sizeof(err)));
+        check_links(n, NULL);
+    }
+}
+
+/* The spec names a pair; another pair stays ambiguous in the shared subnet. */
+static void test_mesh_solve_linklocal_partial_spec(void)
+{
+    build_mesh(3, NULL, 1);
+    CU_ASSERT(
+        0 == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2\n", &spec, err, sizeof(err)));
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
+    CU_ASSERT(NULL
+              != strstr(err, "subnet 169.254.0.0/16 holds ports mac-a:rdma_en4, "
+                             "mac-b:rdma_en4, mac-c:rdma_en3, mac-c:rdma_en2:"));
+}
+
+/* A link-local mesh with a cable missing: the spec lists the cables there are. */
+static void test_mesh_solve_linklocal_spec_missing_cable(void)
+{
+    static const int skip[] = {2, -1}; /* a-c */
+
+    build_mesh(3, skip, 1);
+    CU_ASSERT(0
+              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2\n"
+                                        "mac-b:rdma_en4 mac-c:rdma_en3\n",
+                                        &spec, err, sizeof(err)));
+    CU_ASSERT(-ENOTCONN == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(err, "no cable between host mac-a and host mac-c");
+    check_links(3, skip);
+}
+
+/* MLX's documented 4x M3 Ultra hostfile, with every port self-assigned. */
+static void test_mesh_solve_mlx_hostfile(void)
+{
+    static const char *const rows[4][4] = {{NULL, "rdma_en5", "rdma_en4", "rdma_en3"},
+                                           {"rdma_en5", NULL, "rdma_en3", "rdma_en4"},
+                                           {"rdma_en4", "rdma_en3", NULL, "rdma_en5"},
+                                           {"rdma_en3", "rdma_en4", "rdma_en5", NULL}};
+    static const char hostfile[] =
+        "{\"backend\": \"jaccl\", \"envs\": [], \"hosts\": [\n"
+        "{\"ssh\": \"m3-ultra-1\", \"ips\": [\"123.123.123.1\"], "
+        "\"rdma\": [null, \"rdma_en5\", \"rdma_en4\", \"rdma_en3\"]},\n"
+        "{\"ssh\": \"m3-ultra-2\", \"ips\": [], \"rdma\": [\"rdma_en5\", null, \"rdma_en3\", "
+        "\"rdma_en4\"]},\n"
+        "{\"ssh\": \"m3-ultra-3\", \"ips\": [], \"rdma\": [\"rdma_en4\", \"rdma_en3\", null, "
+        "\"rdma_en5\"]},\n"
+        "{\"ssh\": \"m3-ultra-4\", \"ips\": [], \"rdma\": [\"rdma_en3\", \"rdma_en4\", "
+        "\"rdma_en5\", null]}]}\n";
+    char name[16];
+    int i, j;
+
+    for (i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "m3-ultra-%d", i + 1);
+        host_init(&hosts[i], name);
+        host_add_port(&hosts[i], "rdma_en2", LL_BASE + 0x100u * (uint32_t) i + 9, 16); /* unused */
+        for (j = 3; j >= 0; j--) {
+            if (NULL != rows[i][j]) {
+                host_add_port(&hosts[i], rows[i][j], LL_BASE + 0x100u * (uint32_t) i + 1 + j, 16);
+            }
+        }
+    }
+    CU_ASSERT(0 == tbrdma_mesh_spec_parse(hostfile, &spec, err, sizeof(err)));
+    CU_ASSERT(6 == spec.ncables);
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 4, &spec, &mesh, err, sizeof(err)));
+    for (i = 0; i < 4; i++) {
+        for (j = 0; j < 4; j++) {
+            if (i != j) {
+                CU_ASSERT(port_index(&hosts[i], rows[i][j]) == mesh.link[i][j].port);
+                CU_ASSERT(port_index(&hosts[j], rows[j][i]) == mesh.link[i][j].peer_port);
+                CU_ASSERT(1 == mesh.link[i][j].ncables);
+            }
+        }
+    }
+}
+
+static void test_mesh_solve_spec_unknown_device(void)
+{
+    build_mesh(2, NULL, 1);
+    CU_ASSERT(
+        0 == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en9\n", &spec, err, sizeof(err)));
+    memset(&mesh, 0x5a, sizeof(mesh));
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 2, &spec, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(err, "the mesh spec names device rdma_en9 of host mac-b, which that "
+                                "host does not publish (misnamed, or not usable there; it "
+                                "publishes: rdma_en2)");
+    CU_ASSERT(0x5a5a5a5a == mesh.nhosts);
+}
+
+/* Cables of hosts outside the job are ignored; short names match FQDNs. */
+static void test_mesh_solve_spec_other_hosts_and_short_names(void)
+{
+    build_mesh(2, NULL, 1);
+    strcpy(hosts[0].host, "mac-a.local");
+    strcpy(hosts[1].host, "mac-b.local");
+    CU_ASSERT(0
+              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2\n"
+                                        "mac-a:rdma_en7 mac-z:rdma_en2\n"
+                                        "mac-y:rdma_en3 mac-z:rdma_en3\n",
+                                        &spec, err, sizeof(err)));
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, &spec, &mesh, err, sizeof(err)));
+    check_links(2, NULL);
+}
+
+/* A spec for some pairs, /30 addressing for the rest. */
+static void test_mesh_solve_spec_and_subnets(void)
+{
+    build_mesh(3, NULL, 0);
+    /* mac-a -- mac-b moves to link-local: only the spec identifies it. */
+    hosts[0].ports[port_index(&hosts[0], "rdma_en3")].ipv4 = LL_BASE + 1;
+    hosts[0].ports[port_index(&hosts[0], "rdma_en3")].prefix = 16;
+    hosts[1].ports[port_index(&hosts[1], "rdma_en2")].ipv4 = LL_BASE + 2;
+    hosts[1].ports[port_index(&hosts[1], "rdma_en2")].prefix = 16;
+    CU_ASSERT(0
+              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2", &spec, err, sizeof(err)));
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
+    check_links(3, NULL);
+}
+
+static void test_mesh_solve_err_truncation(void)
+{
+    static const int skip[] = {2, 104, 304, -1};
+    char small[24];
+
+    build_mesh(5, skip, 0);
+    memset(small, 'x', sizeof(small));
+    CU_ASSERT(-ENOTCONN == tbrdma_mesh_solve(hosts, 5, NULL, &mesh, small, 20));
+    CU_ASSERT_STRING_EQUAL(small, "no cable between ho");
+    CU_ASSERT('x' == small[20]);
+    CU_ASSERT(-ENOTCONN == tbrdma_mesh_solve(hosts, 5, NULL, &mesh, NULL, 0));
+    CU_ASSERT(3 == mesh.nmissing);
+    check_links(5, skip);
+}
+
+static void test_mesh_solve_invalid_hosts(void)
+{
+    build_mesh(3, NULL, 0);
+    strcpy(hosts[2].host, "mac-b");
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 3, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(err, "host mac-b is listed twice");
+    CU_ASSERT(-EINVAL
+              == tbrdma_mesh_solve(hosts, TBRDMA_MAX_HOSTS + 1, NULL, &mesh, err, sizeof(err)));
+}
+
+static void test_mesh_describe_lines(void)
+{
+    static const int skip[] = {2, -1}; /* a-c */
+    char text[1024];
+    size_t need;
+
+    build_mesh(3, skip, 0);
+    CU_ASSERT(-ENOTCONN == tbrdma_mesh_solve(hosts, 3, NULL, &mesh, err, sizeof(err)));
+    need = tbrdma_mesh_describe(hosts, &mesh, text, sizeof(text));
+    CU_ASSERT_STRING_EQUAL(text, "mac-a rdma_en3 <-> mac-b rdma_en2\n"
+                                 "mac-a -/- mac-c: no cable\n"
+                                 "mac-b rdma_en4 <-> mac-c rdma_en3\n");
+    CU_ASSERT(need == strlen(text));
+    CU_ASSERT(need == tbrdma_mesh_describe(hosts, &mesh, text, 5));
+    CU_ASSERT_STRING_EQUAL(text, "mac-");
+}
+
+static void test_mesh_describe_duplicate(void)
+{
+    char text[256];
+
+    test_mesh_solve_duplicate_cables();
+    tbrdma_mesh_describe(hosts, &mesh, text, sizeof(text));
+    CU_ASSERT_STRING_EQUAL(text, "mac-a rdma_en3 <-> mac-b rdma_en4 (1 of 2 cables)\n");
+}
+
+int main(void)
+{
+    CU_pSuite suite;
+    unsigned int failures;
+
+    if (CUE_SUCCESS != CU_initialize_registry()) {
+        return 99;
+    }
+    suite = CU_add_suite("tbrdma_mesh", NULL, NULL);
+    if (NULL == suite) {
+        CU_cleanup_registry();
+        return 99;
+    }
+    CU_ADD_TEST(suite, test_mesh_solve_full_2_to_8_hosts);
+    CU_ADD_TEST(suite, test_mesh_solve_single_host);
+    CU_ADD_TEST(suite, test_mesh_solve_missing_one);
+    CU_ADD_TEST(suite, test_mesh_solve_missing_several);
+    CU_ADD_TEST(suite, test_mesh_solve_duplicate_cables);
+    CU_ADD_TEST(suite, test_mesh_solve_duplicate_cables_order_independent);
+    CU_ADD_TEST(suite, test_mesh_solve_linklocal_without_spec);
+    CU_ADD_TEST(suite, test_mesh_solve_linklocal_two_hosts);
+    CU_ADD_TEST(suite, test_mesh_solve_same_host_subnet);
+    CU_ADD_TEST(suite, test_mesh_solve_linklocal_with_mesh_file);
+    CU_ADD_TEST(suite, test_mesh_solve_linklocal_partial_spec);
+    CU_ADD_TEST(suite, test_mesh_solve_linklocal_spec_missing_cable);
+    CU_ADD_TEST(suite, test_mesh_solve_mlx_hostfile);
+    CU_ADD_TEST(suite, test_mesh_solve_spec_unknown_device);
+    CU_ADD_TEST(suite, test_mesh_solve_spec_other_hosts_and_short_names);
+    CU_ADD_TEST(suite, test_mesh_solve_spec_and_subnets);
+    CU_ADD_TEST(suite, test_mesh_solve_err_truncation);
+    CU_ADD_TEST(suite, test_mesh_solve_invalid_hosts);
+    CU_ADD_TEST(suite, test_mesh_describe_lines);
+    CU_ADD_TEST(suite, test_mesh_describe_duplicate);
+
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    failures = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    /* 1, not the count: 77 and 99 mean skip and hard error to automake, and 256 wraps to 0. */
+    return (0 == failures) ? 0 : 1;
+}
