@@ -21,8 +21,8 @@
 #include <stdbool.h>
 
 /* Module defaults until the data path exists; they size ob1's fragments then. */
-#define MCA_BTL_TBRDMA_FRAME_SIZE  4096 /* one Apple RDMA frame (research: 4 KiB frames) */
-#define MCA_BTL_TBRDMA_LATENCY     10   /* below tcp's 100: first fragments go here */
+#define MCA_BTL_TBRDMA_FRAME_SIZE  4096  /* one Apple RDMA frame (research: 4 KiB frames) */
+#define MCA_BTL_TBRDMA_LATENCY     10    /* below tcp's 100: first fragments go here */
 #define MCA_BTL_TBRDMA_BANDWIDTH   40000 /* Mbit/s, what one TB5 cable carries with RDMA */
 #define MCA_BTL_TBRDMA_VERBOSE_MAX 100
 
@@ -49,11 +49,11 @@ OPAL_DECLSPEC extern mca_btl_tbrdma_component_t mca_btl_tbrdma_component;
 typedef struct mca_btl_tbrdma_module_t {
     mca_btl_base_module_t super;
 
-    tbrdma_modex_t local;        /* this host and its usable ports, as published */
-    tbrdma_port_info_t *ports;   /* discovery of local.ports[i], same order */
-    tbrdma_mesh_spec_t *spec;    /* btl_tbrdma_mesh_file, NULL when not set */
-    opal_list_t endpoints;       /* mca_btl_tbrdma_endpoint_t, one per peer on another host */
-    opal_mutex_t lock;           /* add_procs/del_procs may run from several threads */
+    tbrdma_modex_t local;      /* this host and its usable ports, as published */
+    tbrdma_port_info_t *ports; /* discovery of local.ports[i], same order */
+    tbrdma_mesh_spec_t *spec;  /* btl_tbrdma_mesh_file, NULL when not set */
+    opal_list_t endpoints;     /* mca_btl_tbrdma_endpoint_t, one per peer on another host */
+    opal_mutex_t lock;         /* add_procs/del_procs may run from several threads */
 } mca_btl_tbrdma_module_t;
 
 /* The function table and defaults every module starts from (registered with the MCA base). */

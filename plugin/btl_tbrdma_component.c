@@ -7,9 +7,9 @@
  * unasked, once per host (local rank 0).
  */
 #include "btl_tbrdma.h"
+#include "btl_tbrdma_netif.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_verbs.h"
-#include "btl_tbrdma_netif.h"
 
 #include "core/tbrdma_diag.h"
 #include "core/tbrdma_select.h"
@@ -28,20 +28,23 @@ static mca_btl_base_module_t **component_init(int *num_btls, bool enable_progres
                                               bool enable_mpi_threads);
 
 mca_btl_tbrdma_component_t mca_btl_tbrdma_component = {
-    .super = {
-        .btl_version = {
-            MCA_BTL_DEFAULT_VERSION("tbrdma"),
-            .mca_open_component = component_open,
-            .mca_close_component = component_close,
-            .mca_register_component_params = component_register,
+    .super =
+        {
+            .btl_version =
+                {
+                    MCA_BTL_DEFAULT_VERSION("tbrdma"),
+                    .mca_open_component = component_open,
+                    .mca_close_component = component_close,
+                    .mca_register_component_params = component_register,
+                },
+            .btl_data =
+                {
+                    .param_field = MCA_BASE_METADATA_PARAM_NONE,
+                },
+            .btl_init = component_init,
+            /* No data path yet, so nothing to progress: bml skips a NULL progress function. */
+            .btl_progress = NULL,
         },
-        .btl_data = {
-            .param_field = MCA_BASE_METADATA_PARAM_NONE,
-        },
-        .btl_init = component_init,
-        /* No data path yet, so nothing to progress: bml skips a NULL progress function. */
-        .btl_progress = NULL,
-    },
     .output = -1,
 };
 
@@ -77,7 +80,7 @@ static int component_register(void)
     }
     mca_btl_tbrdma_output_open();
     mca_btl_tbrdma_params_verify();
-    opal_output_set_verbosity(mca_btl_tbrdma_component.output, mca_btl_tbrdma_component.verbose);
+    mca_btl_tbrdma_output_set_verbosity(mca_btl_tbrdma_component.verbose);
     return OPAL_SUCCESS;
 }
 
@@ -180,12 +183,15 @@ static int component_select(tbrdma_port_info_t *ports, int *nports_p)
         if (tbrdma_select_device(ports[i].device, ports[i].ifname, inc, exc)) {
             ports[n++] = ports[i];
         } else {
-            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "device %s: not selected by "
-                           "btl_tbrdma_if_include/if_exclude", ports[i].device);
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                           "device %s: not selected by "
+                           "btl_tbrdma_if_include/if_exclude",
+                           ports[i].device);
         }
     }
     if (0 == n) {
-        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: btl_tbrdma_if_include = \"%s\" / "
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "declining: btl_tbrdma_if_include = \"%s\" / "
                        "btl_tbrdma_if_exclude = \"%s\" select none of the %d ports",
                        inc ? inc : "", exc ? exc : "", *nports_p);
         return OPAL_ERR_NOT_AVAILABLE;
@@ -283,8 +289,8 @@ static int component_publish(const tbrdma_modex_t *local)
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: modex send failed (%d)", rc);
         return OPAL_ERROR;
     }
-    TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "published %zu bytes: host %s, %d ports", used,
-                   local->host, local->nports);
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "published %zu bytes: host %s, %d ports", used, local->host,
+                   local->nports);
     return OPAL_SUCCESS;
 }
 

@@ -18,9 +18,8 @@ static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
 
 OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct, NULL);
 
-mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc,
-                                                          const char *peer_host, int local_port,
-                                                          int peer_port,
+mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc, const char *peer_host,
+                                                          int local_port, int peer_port,
                                                           const tbrdma_modex_port_t *peer)
 {
     mca_btl_tbrdma_endpoint_t *ep = OBJ_NEW(mca_btl_tbrdma_endpoint_t);

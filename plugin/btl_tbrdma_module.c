@@ -34,19 +34,20 @@ static int module_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
 static int module_finalize(struct mca_btl_base_module_t *btl);
 
 mca_btl_tbrdma_module_t mca_btl_tbrdma_module_template = {
-    .super = {
-        .btl_component = &mca_btl_tbrdma_component.super,
-        .btl_eager_limit = MCA_BTL_TBRDMA_FRAME_SIZE,
-        .btl_rndv_eager_limit = MCA_BTL_TBRDMA_FRAME_SIZE,
-        .btl_max_send_size = MCA_BTL_TBRDMA_FRAME_SIZE,
-        .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
-        .btl_latency = MCA_BTL_TBRDMA_LATENCY,
-        .btl_bandwidth = MCA_BTL_TBRDMA_BANDWIDTH,
-        .btl_flags = MCA_BTL_FLAGS_SINGLE_ADD_PROCS,
-        .btl_add_procs = module_add_procs,
-        .btl_del_procs = module_del_procs,
-        .btl_finalize = module_finalize,
-    },
+    .super =
+        {
+            .btl_component = &mca_btl_tbrdma_component.super,
+            .btl_eager_limit = MCA_BTL_TBRDMA_FRAME_SIZE,
+            .btl_rndv_eager_limit = MCA_BTL_TBRDMA_FRAME_SIZE,
+            .btl_max_send_size = MCA_BTL_TBRDMA_FRAME_SIZE,
+            .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
+            .btl_latency = MCA_BTL_TBRDMA_LATENCY,
+            .btl_bandwidth = MCA_BTL_TBRDMA_BANDWIDTH,
+            .btl_flags = MCA_BTL_FLAGS_SINGLE_ADD_PROCS,
+            .btl_add_procs = module_add_procs,
+            .btl_del_procs = module_del_procs,
+            .btl_finalize = module_finalize,
+        },
 };
 
 mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *local,
@@ -70,10 +71,10 @@ mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *loca
 /* The job as add_procs sees it: the distinct hosts (sorted by name) and each proc's host. */
 typedef struct module_job {
     int nhosts;
-    tbrdma_modex_t *hosts;  /* TBRDMA_MAX_HOSTS entries */
-    int *proc_host;         /* per proc: index in hosts, -1 = no usable blob */
+    tbrdma_modex_t *hosts; /* TBRDMA_MAX_HOSTS entries */
+    int *proc_host;        /* per proc: index in hosts, -1 = no usable blob */
     tbrdma_mesh_t *mesh;
-    char *err;              /* MODULE_ERR_MAX bytes for the mesh solver's text */
+    char *err; /* MODULE_ERR_MAX bytes for the mesh solver's text */
 } module_job_t;
 
 static void module_job_free(module_job_t *job)
@@ -138,18 +139,21 @@ static int module_recv_peer(opal_proc_t *proc, tbrdma_modex_t *m_p)
     OPAL_MODEX_RECV(rc, &mca_btl_tbrdma_component.super.btl_version, &proc->proc_name, &blob,
                     &size);
     if (OPAL_SUCCESS != rc || NULL == blob) {
-        TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "%s: peer %s published no tbrdma address (tbrdma "
-                       "declined on its host)", OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
-                       module_proc_name(proc));
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER,
+                       "%s: peer %s published no tbrdma address (tbrdma "
+                       "declined on its host)",
+                       OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), module_proc_name(proc));
         return OPAL_ERR_NOT_FOUND;
     }
     rc = tbrdma_modex_decode(blob, size, m_p);
     free(blob);
     if (0 != rc) {
         host = tbrdma_proc_hostname(proc);
-        snprintf(msg, sizeof(msg), "peer %s on host %s: its tbrdma address (%zu bytes) cannot be "
+        snprintf(msg, sizeof(msg),
+                 "peer %s on host %s: its tbrdma address (%zu bytes) cannot be "
                  "read: %s; tbrdma does not reach that peer (was it built from another tbrdma "
-                 "version?)", module_proc_name(proc), NULL != host ? host : "(unknown)", size,
+                 "version?)",
+                 module_proc_name(proc), NULL != host ? host : "(unknown)", size,
                  tbrdma_modex_strerror(rc));
         free(host);
         mca_btl_tbrdma_show_help("modex-decode", msg);
@@ -159,12 +163,12 @@ static int module_recv_peer(opal_proc_t *proc, tbrdma_modex_t *m_p)
 }
 
 /* Fills job->hosts (own host first) and job->proc_host from every proc's blob. */
-static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs,
-                                opal_proc_t **procs, module_job_t *job)
+static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
+                                module_job_t *job)
 {
     opal_proc_t *self = opal_proc_local_get();
+    size_t i, nsilent = 0;
     tbrdma_modex_t m;
-    size_t i;
 
     module_job_add_host(job, &module->local);
     for (i = 0; i < nprocs; i++) {
@@ -174,14 +178,23 @@ static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs,
             continue;
         }
         if (OPAL_SUCCESS != module_recv_peer(procs[i], &m)) {
+            nsilent++;
             continue;
         }
         job->proc_host[i] = module_job_add_host(job, &m);
         if (0 > job->proc_host[i]) {
-            snprintf(job->err, MODULE_ERR_MAX, "the job spans more than %d hosts with "
-                     "Thunderbolt RDMA, the most tbrdma supports", TBRDMA_MAX_HOSTS);
+            snprintf(job->err, MODULE_ERR_MAX,
+                     "the job spans more than %d hosts with Thunderbolt RDMA, the most tbrdma "
+                     "supports",
+                     TBRDMA_MAX_HOSTS);
             return OPAL_ERR_NOT_SUPPORTED;
         }
+    }
+    if (0 < nsilent && module_speaks_for_host()) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "%zu of %zu processes have no usable tbrdma address (tbrdma declined on "
+                       "their hosts, or their address is unreadable): the other BTLs reach them",
+                       nsilent, nprocs);
     }
     return OPAL_SUCCESS;
 }
@@ -284,8 +297,8 @@ static int module_solve_mesh(mca_btl_tbrdma_module_t *module, module_job_t *job)
 }
 
 /* One endpoint per peer on another host that a cable reaches; the others are reported. */
-static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs,
-                                opal_proc_t **procs, const module_job_t *job)
+static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
+                                const module_job_t *job)
 {
     int own = module_host_index(job, module->local.host);
     const tbrdma_mesh_link_t *link;
@@ -301,9 +314,10 @@ static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs,
         link = &job->mesh->link[own][h];
         if (0 > link->port) {
             if (module_speaks_for_host()) {
-                TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "peer %s on host %s is unreachable: no "
-                               "cable from host %s", module_proc_name(procs[i]),
-                               job->hosts[h].host, module->local.host);
+                TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                               "peer %s on host %s is unreachable: no "
+                               "cable from host %s",
+                               module_proc_name(procs[i]), job->hosts[h].host, module->local.host);
             }
             continue;
         }
@@ -314,8 +328,8 @@ static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs,
         }
         opal_list_append(&module->endpoints, &ep->super);
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "%s: peer %s on host %s: %s <-> %s",
-                       OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), module_proc_name(procs[i]), ep->peer_host,
-                       module->local.ports[ep->local_port].device, ep->peer.device);
+                       OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), module_proc_name(procs[i]),
+                       ep->peer_host, module->local.ports[ep->local_port].device, ep->peer.device);
     }
     return OPAL_SUCCESS;
 }

@@ -17,7 +17,7 @@
 /* The directories searched for the help file, installed one first. */
 static const char *const output_help_dirs[] = {TBRDMA_HELP_DIR, TBRDMA_HELP_BUILD_DIR};
 
-static int output_help_found;
+static const char *output_help_dir; /* where the help file was found, NULL when not */
 
 /* 1 when dir/help-mpi-btl-tbrdma.txt is readable. */
 static int output_help_readable(const char *dir)
@@ -25,7 +25,7 @@ static int output_help_readable(const char *dir)
     char path[PATH_MAX];
     int n = snprintf(path, sizeof(path), "%s/%s", dir, TBRDMA_HELP_FILE);
 
-    if (0 > n || (size_t) n >= sizeof(path)) {
+    if (0 > n || sizeof(path) <= (size_t) n) {
         return 0;
     }
     return 0 == access(path, R_OK);
@@ -35,21 +35,17 @@ static void output_find_help(void)
 {
     size_t i;
 
-    output_help_found = 0;
+    output_help_dir = NULL;
     if (!TBRDMA_HAVE_SHOW_HELP_DIR) {
         return;
     }
     for (i = 0; i < sizeof(output_help_dirs) / sizeof(output_help_dirs[0]); i++) {
         if (output_help_readable(output_help_dirs[i])) {
             opal_show_help_add_dir(output_help_dirs[i]);
-            output_help_found = 1;
-            TBRDMA_VERBOSE(TBRDMA_VERBOSE_RESOURCE, "help file %s/%s", output_help_dirs[i],
-                           TBRDMA_HELP_FILE);
+            output_help_dir = output_help_dirs[i];
             return;
         }
     }
-    TBRDMA_VERBOSE(TBRDMA_VERBOSE_RESOURCE, "no %s in %s or %s: messages go to opal_output",
-                   TBRDMA_HELP_FILE, TBRDMA_HELP_DIR, TBRDMA_HELP_BUILD_DIR);
 }
 
 /*
@@ -64,8 +60,19 @@ void mca_btl_tbrdma_output_open(void)
     lds.lds_want_stderr = true;
     mca_btl_tbrdma_component.output = opal_output_open(&lds);
     OBJ_DESTRUCT(&lds);
-    opal_output_set_verbosity(mca_btl_tbrdma_component.output, mca_btl_tbrdma_component.verbose);
     output_find_help();
+}
+
+void mca_btl_tbrdma_output_set_verbosity(int verbose)
+{
+    opal_output_set_verbosity(mca_btl_tbrdma_component.output, verbose);
+    if (NULL != output_help_dir) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_RESOURCE, "help file %s/%s", output_help_dir,
+                       TBRDMA_HELP_FILE);
+    } else {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_RESOURCE, "no %s in %s or %s: messages are plain lines",
+                       TBRDMA_HELP_FILE, TBRDMA_HELP_DIR, TBRDMA_HELP_BUILD_DIR);
+    }
 }
 
 void mca_btl_tbrdma_output_close(void)
@@ -74,11 +81,6 @@ void mca_btl_tbrdma_output_close(void)
         opal_output_close(mca_btl_tbrdma_component.output);
         mca_btl_tbrdma_component.output = -1;
     }
-}
-
-int mca_btl_tbrdma_show_help_available(void)
-{
-    return output_help_found;
 }
 
 /*
@@ -93,7 +95,7 @@ void mca_btl_tbrdma_show_help(const char *topic, const char *text)
 {
     char *rendered = NULL;
 
-    if (output_help_found) {
+    if (NULL != output_help_dir) {
         rendered = opal_show_help_string(TBRDMA_HELP_FILE, topic, true, text);
     }
     if (NULL != rendered) {

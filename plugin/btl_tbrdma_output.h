@@ -21,20 +21,24 @@
 #define TBRDMA_VERBOSE_RESOURCE 10
 
 /* Prints "tbrdma: <fmt>" on the tbrdma stream when btl_tbrdma_verbose >= level. */
-#define TBRDMA_VERBOSE(level, fmt, ...)                                                           \
-    do {                                                                                          \
-        if (mca_btl_tbrdma_component.verbose >= (level)) {                                        \
-            opal_output_verbose((level), mca_btl_tbrdma_component.output, "tbrdma: " fmt,         \
-                                ##__VA_ARGS__);                                                   \
-        }                                                                                         \
+#define TBRDMA_VERBOSE(level, fmt, ...)                                                   \
+    do {                                                                                  \
+        if (mca_btl_tbrdma_component.verbose >= (level)) {                                \
+            opal_output_verbose((level), mca_btl_tbrdma_component.output, "tbrdma: " fmt, \
+                                ##__VA_ARGS__);                                           \
+        }                                                                                 \
     } while (0)
 
 /*
- * Opens the verbose stream at btl_tbrdma_verbose and looks for the help file (installed
- * $(pkgdatadir), then the source directory of an uninstalled build); when found, adds its
- * directory to Open MPI's help search path. Call from component open.
+ * Opens the verbose stream (silent until mca_btl_tbrdma_output_set_verbosity) and looks for
+ * the help file (installed $(pkgdatadir), then the source directory of an uninstalled build);
+ * when found, adds its directory to Open MPI's help search path. Call from component register,
+ * before the parameters are verified (their warnings are shown through the help file).
  */
 void mca_btl_tbrdma_output_open(void);
+
+/* Sets the stream's verbosity (btl_tbrdma_verbose, once verified). */
+void mca_btl_tbrdma_output_set_verbosity(int verbose);
 
 /* Closes the stream. Call from component close. */
 void mca_btl_tbrdma_output_close(void);
@@ -46,8 +50,5 @@ void mca_btl_tbrdma_output_close(void);
  * "tbrdma: <text>" line. Always shown, whatever the verbosity; callers decide how often.
  */
 void mca_btl_tbrdma_show_help(const char *topic, const char *text);
-
-/* 1 when the help file is used (opal_show_help), 0 when messages fall back to opal_output. */
-int mca_btl_tbrdma_show_help_available(void);
 
 #endif /* BTL_TBRDMA_OUTPUT_H */

@@ -19,8 +19,8 @@ static int params_register_int(const char *name, const char *help, int def,
                                mca_base_var_info_lvl_t level, int *storage)
 {
     *storage = def;
-    return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name,
-                                           help, MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
+    return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name, help,
+                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_LOCAL, storage);
 }
 
@@ -28,8 +28,8 @@ static int params_register_bool(const char *name, const char *help, bool def,
                                 mca_base_var_info_lvl_t level, bool *storage)
 {
     *storage = def;
-    return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name,
-                                           help, MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, level,
+    return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name, help,
+                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_LOCAL, storage);
 }
 
@@ -38,8 +38,8 @@ static int params_register_string(const char *name, const char *help, const char
                                   mca_base_var_info_lvl_t level, char **storage)
 {
     *storage = (char *) def;
-    return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name,
-                                           help, MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
+    return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name, help,
+                                           MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
@@ -48,43 +48,46 @@ static int params_register_own(void)
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
     int rc = 0;
 
-    rc |= 0 > params_register_int(
-        "verbose",
-        "Verbosity of tbrdma's own output stream (works with release builds of Open MPI): "
-        "0 = silent, 1 = why tbrdma declines, which ports it uses and the mesh, 5 = per peer, "
-        "10 = per resource (device, port, GID). Range 0..100, default 0",
-        0, OPAL_INFO_LVL_3, &c->verbose);
+    rc |=
+        0 > params_register_int(
+            "verbose",
+            "Verbosity of tbrdma's own output stream (works with release builds of Open MPI): "
+            "0 = silent, 1 = why tbrdma declines, which ports it uses and the mesh, 5 = per peer, "
+            "10 = per resource (device, port, GID). Range 0..100, default 0",
+            0, OPAL_INFO_LVL_3, &c->verbose);
     rc |= 0 > params_register_string(
-        "verbs_lib",
-        "Path or file name of the verbs library tbrdma loads at run time. Empty (default) = "
-        "the platform's: librdma.dylib on macOS, libibverbs.so.1 on Linux",
-        "", OPAL_INFO_LVL_4, &c->verbs_lib);
+              "verbs_lib",
+              "Path or file name of the verbs library tbrdma loads at run time. Empty (default) = "
+              "the platform's: librdma.dylib on macOS, libibverbs.so.1 on Linux",
+              "", OPAL_INFO_LVL_4, &c->verbs_lib);
     rc |= 0 > params_register_string(
-        "if_include",
-        "Comma-separated list of RDMA devices (rdma_en3) or their network interfaces (en3) "
-        "tbrdma may use; shell globs allowed (rdma_en*). Empty (default) = all devices. "
-        "Mutually exclusive with btl_tbrdma_if_exclude",
-        "", OPAL_INFO_LVL_1, &c->if_include);
-    rc |= 0 > params_register_string(
-        "if_exclude",
-        "Comma-separated list of RDMA devices (rdma_en3) or their network interfaces (en3) "
-        "tbrdma must not use; shell globs allowed (rdma_en*). Empty (default) = exclude none. "
-        "Mutually exclusive with btl_tbrdma_if_include",
-        "", OPAL_INFO_LVL_1, &c->if_exclude);
-    rc |= 0 > params_register_string(
-        "mesh_file",
-        "Path of a file naming the Thunderbolt cables between hosts, needed when addresses do "
-        "not identify cables (link-local 169.254/16 on every port): either tbrdma's mesh "
-        "file (one cable per line, \"hostA:rdma_en2 hostB:rdma_en3\") or MLX's hostfile "
-        "(JSON with an \"rdma\" device matrix). Empty (default) = cables are found from the "
-        "ports' IPv4 subnets (one /30 per cable). See docs/mesh.md",
-        "", OPAL_INFO_LVL_2, &c->mesh_file);
+              "if_include",
+              "Comma-separated list of RDMA devices (rdma_en3) or their network interfaces (en3) "
+              "tbrdma may use; shell globs allowed (rdma_en*). Empty (default) = all devices. "
+              "Mutually exclusive with btl_tbrdma_if_exclude",
+              "", OPAL_INFO_LVL_1, &c->if_include);
+    rc |=
+        0 > params_register_string(
+            "if_exclude",
+            "Comma-separated list of RDMA devices (rdma_en3) or their network interfaces (en3) "
+            "tbrdma must not use; shell globs allowed (rdma_en*). Empty (default) = exclude none. "
+            "Mutually exclusive with btl_tbrdma_if_include",
+            "", OPAL_INFO_LVL_1, &c->if_exclude);
+    rc |=
+        0 > params_register_string(
+            "mesh_file",
+            "Path of a file naming the Thunderbolt cables between hosts, needed when addresses do "
+            "not identify cables (link-local 169.254/16 on every port): either tbrdma's mesh "
+            "file (one cable per line, \"hostA:rdma_en2 hostB:rdma_en3\") or MLX's hostfile "
+            "(JSON with an \"rdma\" device matrix). Empty (default) = cables are found from the "
+            "ports' IPv4 subnets (one /30 per cable). See docs/mesh.md",
+            "", OPAL_INFO_LVL_2, &c->mesh_file);
     rc |= 0 > params_register_bool(
-        "allow_partial_mesh",
-        "Whether tbrdma may run when some pairs of hosts have no cable between them (those "
-        "peers are then reached by other BTLs only). Default false: a missing cable makes "
-        "tbrdma step aside for the whole job, with a message naming every missing pair",
-        false, OPAL_INFO_LVL_2, &c->allow_partial_mesh);
+              "allow_partial_mesh",
+              "Whether tbrdma may run when some pairs of hosts have no cable between them (those "
+              "peers are then reached by other BTLs only). Default false: a missing cable makes "
+              "tbrdma step aside for the whole job, with a message naming every missing pair",
+              false, OPAL_INFO_LVL_2, &c->allow_partial_mesh);
     return rc ? OPAL_ERROR : OPAL_SUCCESS;
 }
 
@@ -136,8 +139,10 @@ static void params_verify_selection(void)
         return;
     }
     if (params_is_set(c->if_include) && params_is_set(c->if_exclude)) {
-        snprintf(msg, sizeof(msg), "%s; using btl_tbrdma_if_include = %s and ignoring "
-                 "btl_tbrdma_if_exclude = %s", err, c->if_include, c->if_exclude);
+        snprintf(msg, sizeof(msg),
+                 "%s; using btl_tbrdma_if_include = %s and ignoring "
+                 "btl_tbrdma_if_exclude = %s",
+                 err, c->if_include, c->if_exclude);
         params_reset_string(&c->if_exclude);
     } else {
         snprintf(msg, sizeof(msg), "%s; ignoring the device selection", err);
@@ -164,8 +169,10 @@ static void params_verify_flags(void)
     if (0 == (m->btl_flags & unsupported)) {
         return;
     }
-    snprintf(msg, sizeof(msg), "btl_tbrdma_flags = 0x%x asks for send flags 0x%x, but this "
-             "tbrdma has no data path yet; ignoring them", m->btl_flags, m->btl_flags & unsupported);
+    snprintf(msg, sizeof(msg),
+             "btl_tbrdma_flags = 0x%x asks for send flags 0x%x, but this "
+             "tbrdma has no data path yet; ignoring them",
+             m->btl_flags, m->btl_flags & unsupported);
     mca_btl_tbrdma_show_help("invalid-param", msg);
     m->btl_flags &= ~unsupported;
 }

@@ -112,16 +112,20 @@ static void mesh_err_unknown_device(const mesh_work_t *w, int h, const char *dev
     int p;
 
     tbrdma_fmt_add(err,
-                   "the mesh spec names device %s of host %s, which that host does not publish "
+                   "%sthe mesh spec names device %s of host %s, which that host does not publish "
                    "(misnamed, or not usable there; it publishes:",
-                   device, host->host);
+                   (0 == err->used) ? "" : "; ", device, host->host);
     for (p = 0; p < host->nports; p++) {
         tbrdma_fmt_add(err, " %s", host->ports[p].device);
     }
     tbrdma_fmt_add(err, "%s)", (0 == host->nports) ? " no device" : "");
 }
 
-/* One spec cable: both hosts in the job -> a cable; a device they don't publish -> -EINVAL. */
+/*
+ * One spec cable: both hosts in the job -> a cable. A device its host does not publish (a typo,
+ * or a port that is down or has no IPv4 there) makes the pair cable-less, explained in err: one
+ * unplugged cable must not hide the rest of the mesh.
+ */
 static int mesh_spec_cable(mesh_work_t *w, const tbrdma_mesh_cable_t *sc, tbrdma_fmt_t *err)
 {
     int h[2], p[2], s;
@@ -136,7 +140,8 @@ static int mesh_spec_cable(mesh_work_t *w, const tbrdma_mesh_cable_t *sc, tbrdma
         p[s] = mesh_find_port(&w->hosts[h[s]], sc->device[s]);
         if (0 > p[s]) {
             mesh_err_unknown_device(w, h[s], sc->device[s], err);
-            return -EINVAL;
+            w->covered[h[0]][h[1]] = w->covered[h[1]][h[0]] = 1;
+            return 0;
         }
     }
     if (h[0] == h[1] || w->used[h[0]][p[0]] || w->used[h[1]][p[1]]) {
@@ -313,7 +318,7 @@ static int mesh_links(mesh_work_t *w, tbrdma_fmt_t *err)
                 continue;
             }
             tbrdma_fmt_add(err, "%sno cable between host %s and host %s",
-                           (0 == w->mesh.nmissing) ? "" : "; ", w->hosts[a].host, w->hosts[b].host);
+                           (0 == err->used) ? "" : "; ", w->hosts[a].host, w->hosts[b].host);
             w->mesh.nmissing++;
         }
     }

@@ -53,8 +53,9 @@ int tbrdma_mesh_spec_parse(const char *text, tbrdma_mesh_spec_t *spec_p, char *e
  * Solves the mesh for nhosts hosts (distinct names, sorted). spec may be NULL.
  * Returns 0 for a full mesh; -ENOTCONN when some pairs have no cable (mesh_p is still filled,
  * those links are -1, and err names every pair: "no cable between host mac-b and host mac-d");
- * -EINVAL when the addressing is ambiguous or contradicts the spec (err says which ports and
- * how to resolve it). err may be NULL.
+ * -EINVAL when the addressing is ambiguous or the spec contradicts itself (err says which ports
+ * and how to resolve it). A spec cable naming a device its host does not publish (misnamed, down,
+ * no IPv4) leaves that pair without a cable, and err says so. -ENOMEM. err may be NULL.
  */
 int tbrdma_mesh_solve(const tbrdma_modex_t *hosts, int nhosts, const tbrdma_mesh_spec_t *spec,
                       tbrdma_mesh_t *mesh_p, char *err, size_t errlen);

@@ -5,9 +5,10 @@
 # directory <repo>/build/ompi5/obj ($TBRDMA_OMPI5_BUILD_DIR overrides; it must lie inside the
 # repository so the chroot sees it). The result is <dir>/plugin/.libs/mca_btl_tbrdma.so.
 #
-# The host must have run ./autogen.sh (configure is generated outside: the chroot has no
-# autotools). configure runs when the build directory has no config.status or when
-# ../configure is newer; then `make -j2`. Extra arguments go to configure.
+# The host must have run ./autogen.sh: configure and the Makefile.in files come from the host's
+# autotools (the chroot's, pulled in by libltdl-dev, are other versions and are not used).
+# configure runs when the build directory has no config.status, when configure is newer, or
+# when arguments are given (they go to configure); then `make -j2`.
 
 set -u
 
@@ -29,8 +30,8 @@ main()
     mkdir -p "$obj"
     t0=$(date +%s)
     configure_cmd=":"
-    if [ ! -f "$obj/config.status" ] || [ "$TBRDMA_REPO/configure" -nt "$obj/config.status" ]
-    then
+    if [ ! -f "$obj/config.status" ] || [ "$TBRDMA_REPO/configure" -nt "$obj/config.status" ] \
+        || [ $# -gt 0 ]; then
         # shellcheck disable=SC2016
         configure_cmd='"$0" --with-ompi="$1" "${@:2}"'
     fi

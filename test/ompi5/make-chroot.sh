@@ -4,17 +4,24 @@
 # headers, the compiler and libibverbs-dev, so the plugin can be built and tested against 5.0
 # on a Debian 12 host (see /work/shared/research/openmpi5-chroot.md).
 #
+# Steps: debootstrap minbase (which leaves some packages unconfigured), `apt-get install -f`,
+# the headers Debian's libopenmpi-dev 5.0.7 lacks (from the source package, see
+# complete_devel_headers), a compile of opal/mca/btl/btl.h, `ompi_info --version`, the stamp.
 # DIR defaults to <repo>/build/ompi5/chroot (or $TBRDMA_OMPI5_CHROOT). The chroot is cached:
-# once `ompi_info --version` worked inside it a stamp file is written, and later runs do
-# nothing. A half-made DIR (interrupted run) is resumed at the apt step or rebuilt.
-# Packages come from the Debian mirror the host's apt sources use ($TBRDMA_DEBIAN_MIRROR
-# overrides). Runs as root; all mounts live in a private mount namespace and are undone on exit.
+# once the checks passed a stamp file is written, and later runs do nothing. A half-made DIR
+# (interrupted run) is resumed at the apt step or rebuilt. Packages come from the Debian
+# mirror the host's apt sources use ($TBRDMA_DEBIAN_MIRROR overrides). Runs as root; all
+# mounts live in a private mount namespace and are undone on exit.
 #
-# Host packages: debootstrap, debian-archive-keyring (trixie keys), util-linux (unshare).
+# Host packages: debootstrap, debian-archive-keyring (trixie keys), util-linux (unshare),
+# tar and xz-utils (the source package).
 
 set -u
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Where libopenmpi-dev puts opal_config.h inside the chroot.
+OMPI5_INCLUDE=/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi
 
 # Remove a partial chroot that debootstrap did not get far enough in to resume.
 discard_partial()
@@ -107,10 +114,11 @@ missing_opal_headers()
 complete_devel_headers()
 {
     local root=$1 inc missing version srcdir mirror tmp h dir
-    inc=$root/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi
+    inc=$root$OMPI5_INCLUDE
     missing=$(missing_opal_headers "$inc")
     [ -n "$missing" ] || return 0
-    echo "make-chroot: libopenmpi-dev lacks ${missing//$'\n'/ }; taking them from the source package"
+    echo "make-chroot: libopenmpi-dev lacks ${missing//$'\n'/ };" \
+        "taking them from the source package"
     # shellcheck disable=SC2016
     version=$(in_root "$root" dpkg-query -W -f='${Version}' libopenmpi-dev)
     mirror=$(awk '$1 == "deb" { print $2; exit }' "$root/etc/apt/sources.list")
@@ -124,13 +132,15 @@ complete_devel_headers()
     tmp=$(mktemp -d)
     for dir in $(for h in $missing; do dirname "$h"; done | sort -u); do
         tar -xf "$root$srcdir"/openmpi_*.orig.tar.* -C "$tmp" --strip-components=1 \
-            --wildcards "*/$dir/*.h" || ompi5_die "$dir/*.h not found in the openmpi $version source"
+            --wildcards "*/$dir/*.h" \
+            || ompi5_die "$dir/*.h not found in the openmpi $version source"
         mkdir -p "$inc/$dir"
         cp "$tmp/$dir"/*.h "$inc/$dir/"
         echo "make-chroot: installed $(cd "$tmp/$dir" && echo *.h) into $inc/$dir"
     done
     rm -rf "$tmp" "${root:?}$srcdir" "$root/etc/apt/sources.list.d/tbrdma-src.list"
     in_root "$root" apt-get update -qq
+    in_root "$root" apt-get clean
     missing=$(missing_opal_headers "$inc")
     [ -z "$missing" ] || ompi5_die "still missing after the repair: $missing"
 }
@@ -142,7 +152,8 @@ check_btl_header()
     # shellcheck disable=SC2016
     in_root "$root" sh -c 'printf "#include \"opal_config.h\"\n#include \"opal/mca/btl/btl.h\"\n" \
         | gcc -fsyntax-only -x c $(mpicc --showme:incdirs | sed "s/[^ ]*/-I&/g") \
-          $(pkg-config --cflags pmix) -' || ompi5_die "opal/mca/btl/btl.h does not compile in the chroot"
+          $(pkg-config --cflags pmix) -' \
+        || ompi5_die "opal/mca/btl/btl.h does not compile in the chroot"
     echo "make-chroot: opal_config.h + opal/mca/btl/btl.h compile"
 }
 
@@ -176,7 +187,8 @@ build_chroot()
     ompi5_umount_all
     t2=$(date +%s)
     echo "make-chroot: ready in $((t2 - t0)) s (debootstrap $((t1 - t0)) s," \
-        "apt fix-up, headers and checks $((t2 - t1)) s); $(du -sh "$root" 2>/dev/null | cut -f1) on disk"
+        "apt fix-up, headers and checks $((t2 - t1)) s);" \
+        "$(du -sh "$root" 2>/dev/null | cut -f1) on disk"
 }
 
 main()
@@ -184,11 +196,17 @@ main()
     local root
     root=$(realpath -m "${1:-$(ompi5_chroot_dir)}")
     if [ -f "$root/$TBRDMA_CHROOT_STAMP" ]; then
-        echo "make-chroot: $root is ready ($(cat "$root/$TBRDMA_CHROOT_STAMP")), nothing to do"
-        exit 0
+        # A chroot stamped by an older make-chroot.sh may lack the header repair.
+        if [ -z "$(missing_opal_headers "$root$OMPI5_INCLUDE")" ]; then
+            echo "make-chroot: $root is ready ($(cat "$root/$TBRDMA_CHROOT_STAMP")), nothing to do"
+            exit 0
+        fi
+        rm -f "$root/$TBRDMA_CHROOT_STAMP"
     fi
     ompi5_require_root
-    command -v debootstrap >/dev/null || ompi5_die "debootstrap not found (apt-get install debootstrap)"
+    if ! command -v debootstrap >/dev/null; then
+        ompi5_die "debootstrap not found (apt-get install debootstrap)"
+    fi
     if [ "${TBRDMA_OMPI5_IN_NS:-}" != make-chroot ]; then
         TBRDMA_OMPI5_IN_NS=make-chroot exec unshare --mount --propagation private -- \
             "$TBRDMA_OMPI5_LIB_DIR/make-chroot.sh" "$root"

@@ -20,11 +20,12 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: tbsimctl init | destroy | show | reclaim\n"
-                    "       tbsimctl fault <cable-id> [drop=P] [corrupt=P] [delay_us=N] "
-                    "[seed=N]\n"
-                    "       tbsimctl rdma <host> on|off\n"
-                    "state directory: $TBSIM_DIR (default %s)\n",
+    fprintf(stderr,
+            "usage: tbsimctl init | destroy | show | reclaim\n"
+            "       tbsimctl fault <cable-id> [drop=P] [corrupt=P] [delay_us=N] "
+            "[seed=N]\n"
+            "       tbsimctl rdma <host> on|off\n"
+            "state directory: $TBSIM_DIR (default %s)\n",
             TBSIM_DIR_DEFAULT);
     return 2;
 }
@@ -69,8 +70,7 @@ static int fault_one(struct tbsim_fault *f, const char *kv)
         atomic_store(&f->drop_ppm, ppm);
     } else if (0 == strncmp(kv, "corrupt=", 8) && 0 == parse_prob(kv + 8, &ppm)) {
         atomic_store(&f->corrupt_ppm, ppm);
-    } else if (0 == strncmp(kv, "delay_us=", 9) && 0 == parse_u64(kv + 9, &v)
-               && v <= UINT32_MAX) {
+    } else if (0 == strncmp(kv, "delay_us=", 9) && 0 == parse_u64(kv + 9, &v) && v <= UINT32_MAX) {
         atomic_store(&f->delay_us, (uint32_t) v);
     } else if (0 == strncmp(kv, "seed=", 5) && 0 == parse_u64(kv + 5, &v)) {
         atomic_store(&f->seed, v);
@@ -179,8 +179,8 @@ static void show_dev(const struct tbsim_fabric *fab, int d)
     if (0 != ipv4) {
         inet_ntop(AF_INET, &ipv4, ip, sizeof(ip));
     }
-    printf("device %s:rdma_%s qps %d/%d mrs %d/%d published_ipv4 %s\n",
-           fab->hosts[dev->host].name, dev->ifname, qps, TBSIM_QP_MAX, mrs, TBSIM_MR_MAX, ip);
+    printf("device %s:rdma_%s qps %d/%d mrs %d/%d published_ipv4 %s\n", fab->hosts[dev->host].name,
+           dev->ifname, qps, TBSIM_QP_MAX, mrs, TBSIM_MR_MAX, ip);
     for (int q = 0; q < TBSIM_QP_MAX; q++) {
         const struct tbsim_qp_entry *e = &dev->qp[q];
 

@@ -355,17 +355,49 @@ static void test_mesh_solve_mlx_hostfile(void)
     }
 }
 
+/*
+ * A spec cable naming a device its host does not publish (misnamed, or down there) is explained
+ * and leaves the pair to the addressing: here the pair's own /30 still finds the real cable.
+ */
 static void test_mesh_solve_spec_unknown_device(void)
 {
-    build_mesh(2, NULL, 1);
+    build_mesh(2, NULL, 0);
     CU_ASSERT(
         0 == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en9\n", &spec, err, sizeof(err)));
-    memset(&mesh, 0x5a, sizeof(mesh));
-    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 2, &spec, &mesh, err, sizeof(err)));
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, &spec, &mesh, err, sizeof(err)));
     CU_ASSERT_STRING_EQUAL(err, "the mesh spec names device rdma_en9 of host mac-b, which that "
                                 "host does not publish (misnamed, or not usable there; it "
                                 "publishes: rdma_en2)");
-    CU_ASSERT(0x5a5a5a5a == mesh.nhosts);
+    CU_ASSERT(1 == mesh.link[0][1].ncables);
+    CU_ASSERT(0 == mesh.link[0][1].port);
+    CU_ASSERT(0 == mesh.link[0][1].peer_port);
+}
+
+/*
+ * Link-local addressing and a full mesh file, but the a-b cable is unplugged, so neither end is
+ * published: the pair is named as missing, with the reason, and the rest of the mesh stands.
+ */
+static void test_mesh_solve_spec_unpublished_linklocal(void)
+{
+    static const int skip[] = {1, -1};
+
+    build_mesh(3, skip, 1);
+    CU_ASSERT(0
+              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2\n"
+                                        "mac-a:rdma_en4 mac-c:rdma_en2\n"
+                                        "mac-b:rdma_en4 mac-c:rdma_en3\n",
+                                        &spec, err, sizeof(err)));
+    memset(&mesh, 0x5a, sizeof(mesh));
+    CU_ASSERT(-ENOTCONN == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
+    CU_ASSERT_STRING_EQUAL(err, "the mesh spec names device rdma_en3 of host mac-a, which that "
+                                "host does not publish (misnamed, or not usable there; it "
+                                "publishes: rdma_en4); no cable between host mac-a and host mac-b");
+    CU_ASSERT(3 == mesh.nhosts);
+    CU_ASSERT(1 == mesh.nmissing);
+    CU_ASSERT(-1 == mesh.link[0][1].port);
+    CU_ASSERT(-1 == mesh.link[1][0].peer_port);
+    CU_ASSERT(1 == mesh.link[0][2].ncables);
+    CU_ASSERT(1 == mesh.link[1][2].ncables);
 }
 
 /* Cables of hosts outside the job are ignored; short names match FQDNs. */
@@ -476,6 +508,7 @@ int main(void)
     CU_ADD_TEST(suite, test_mesh_solve_linklocal_spec_missing_cable);
     CU_ADD_TEST(suite, test_mesh_solve_mlx_hostfile);
     CU_ADD_TEST(suite, test_mesh_solve_spec_unknown_device);
+    CU_ADD_TEST(suite, test_mesh_solve_spec_unpublished_linklocal);
     CU_ADD_TEST(suite, test_mesh_solve_spec_other_hosts_and_short_names);
     CU_ADD_TEST(suite, test_mesh_solve_spec_and_subnets);
     CU_ADD_TEST(suite, test_mesh_solve_err_truncation);

@@ -114,7 +114,7 @@ main()
         done
     else
         max=$(awk '{ print $1 }' <<<"$counts" | sort -n | tail -n 1)
-        # shellcheck disable=SC2086
+        # shellcheck disable=SC2046 # paths without spaces
         run_boot "$max" $(awk '{ print $2 }' <<<"$counts")
     fi
     summarize

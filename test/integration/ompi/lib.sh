@@ -117,7 +117,8 @@ it_flavour()
 it_require_ompi()
 {
     local version
-    if [ "$IT_FLAVOUR" = 5.0 ] && [ ! -f "${TBRDMA_OMPI5_CHROOT:-$IT_REPO/build/ompi5/chroot}/.tbrdma-chroot-ok" ]; then
+    local stamp=${TBRDMA_OMPI5_CHROOT:-$IT_REPO/build/ompi5/chroot}/.tbrdma-chroot-ok
+    if [ "$IT_FLAVOUR" = 5.0 ] && [ ! -f "$stamp" ]; then
         it_skip "no Open MPI 5.0 chroot (run test/ompi5/make-chroot.sh)"
     fi
     version=$(it_run ompi_info --version 2>&1 | head -n 1)
@@ -151,6 +152,32 @@ it_hello()
         fi
     fi
     echo "$bin"
+}
+
+# it_mpirun_hello NAME [VAR=VALUE...] -- [MPIRUN_ARG...]: run hello on 2 ranks with
+# `--mca pml ob1 --mca btl self,tcp,tbrdma`, the flavour's extra arguments and MPIRUN_ARGs, in
+# an environment with the VARs set. Output (stdout+stderr) goes to $IT_TMP/NAME.out, stdout
+# alone to $IT_TMP/NAME.stdout. Checks exit 0 and an OK line from both ranks. Needs IT_HELLO.
+it_mpirun_hello()
+{
+    local name=$1 vars=() rc ok
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        vars+=("$1")
+        shift
+    done
+    shift
+    it_run env "${vars[@]}" timeout -k 10 "$IT_TIMEOUT" mpirun --allow-run-as-root \
+        --oversubscribe -np 2 --mca pml ob1 --mca btl self,tcp,tbrdma "${IT_MPIRUN_EXTRA[@]}" \
+        "$@" "$IT_HELLO" >"$IT_TMP/$name.stdout" 2>"$IT_TMP/$name.err"
+    rc=$?
+    cat "$IT_TMP/$name.stdout" "$IT_TMP/$name.err" >"$IT_TMP/$name.out"
+    echo "-- $name: ${vars[*]} mpirun ... $* hello: exit $rc"
+    ok=$(grep -Ec '^hello: rank [01] of 2 OK$' "$IT_TMP/$name.stdout")
+    it_check "$name: mpirun exits 0 (exit $rc)" [ "$rc" = 0 ]
+    if ! it_check "$name: both ranks print 'hello: rank R of 2 OK' ($ok of 2)" [ "$ok" = 2 ]; then
+        sed 's/^/    | /' "$IT_TMP/$name.out" | head -n 30
+    fi
 }
 
 # True when file $1 contains a line matching extended regex $2 (case-insensitive).

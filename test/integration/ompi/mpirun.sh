@@ -17,24 +17,12 @@ set -u
 
 IT_BAD_LIB=/nonexistent/libverbs.so
 
-# run_hello NAME EXTRA_MCA_ARGS...: mpirun hello, output (stdout+stderr) in $IT_TMP/NAME.out,
-# stderr alone in $IT_TMP/NAME.err. Checks exit 0 and an OK line from both ranks.
+# run_hello NAME EXTRA_MCA_ARGS...: hello with the plugin's directory in the component path.
 run_hello()
 {
-    local name=$1 rc ok
+    local name=$1
     shift
-    it_run timeout -k 10 "$IT_TIMEOUT" mpirun --allow-run-as-root --oversubscribe -np 2 \
-        --mca pml ob1 --mca btl self,tcp,tbrdma \
-        --mca "$IT_PATH_PARAM" "SYS_DEFAULT:$IT_LIBS" "${IT_MPIRUN_EXTRA[@]}" "$@" \
-        "$IT_HELLO" >"$IT_TMP/$name.stdout" 2>"$IT_TMP/$name.err"
-    rc=$?
-    cat "$IT_TMP/$name.stdout" "$IT_TMP/$name.err" >"$IT_TMP/$name.out"
-    echo "-- $name: mpirun ... $* hello: exit $rc"
-    ok=$(grep -Ec '^hello: rank [01] of 2 OK$' "$IT_TMP/$name.stdout")
-    it_check "$name: mpirun exits 0 (exit $rc)" [ "$rc" = 0 ]
-    if ! it_check "$name: both ranks print 'hello: rank R of 2 OK' ($ok of 2)" [ "$ok" = 2 ]; then
-        sed 's/^/    | /' "$IT_TMP/$name.out" | head -n 30
-    fi
+    it_mpirun_hello "$name" -- --mca "$IT_PATH_PARAM" "SYS_DEFAULT:$IT_LIBS" "$@"
 }
 
 check_default()

@@ -2,9 +2,9 @@
 #
 # ompi-info.sh [4.1|5.0]: the flavour's ompi_info finds the built plugin through
 # OMPI_MCA_mca_base_component_path (ompi_info ignores --mca for the component path), lists
-# "MCA btl: tbrdma" with the flavour's BTL API version (3.1.0 / 3.3.0), and lists every
-# parameter tbrdma promises (its own, those named in docs/params.md, and the base BTL ones)
-# each with a non-empty help string.
+# "MCA btl: tbrdma" with the flavour's BTL API version (3.1.0 / 3.3.0), lists tbrdma's own
+# and the base BTL parameters each with a non-empty help string, and agrees with the tables
+# of docs/params.md (same parameters for this flavour, same levels).
 
 set -u
 
@@ -15,11 +15,29 @@ IT_REQUIRED_PARAMS="btl_tbrdma_verbose btl_tbrdma_verbs_lib btl_tbrdma_if_includ
 btl_tbrdma_if_exclude btl_tbrdma_mesh_file btl_tbrdma_allow_partial_mesh
 btl_tbrdma_exclusivity btl_tbrdma_flags btl_tbrdma_eager_limit btl_tbrdma_max_send_size"
 
-# Parameter names documented in docs/params.md (empty when the file does not exist).
+# "NAME LEVEL" for every parameter row of the tables in docs/params.md that applies to this
+# flavour (rows saying "Open MPI X.Y only" for another X.Y are left out). LEVEL is the row's
+# "Level" column, "-" when the table has none. Prints nothing when the file does not exist.
 documented_params()
 {
     local doc=$IT_REPO/docs/params.md
-    [ -f "$doc" ] && grep -Eo 'btl_tbrdma_[a-z0-9_]+' "$doc" | sort -u
+    [ -f "$doc" ] || return 0
+    awk -F'|' -v flavour="$IT_FLAVOUR" '
+        /^\| *Parameter *\|/ {
+            level_col = 0
+            for (i = 2; i < NF; i++) { h = $i; gsub(/ /, "", h); if (h == "Level") level_col = i }
+            next
+        }
+        /^\| *`btl_tbrdma_[a-z0-9_]+`/ {
+            if (match($0, /Open MPI [0-9]+\.[0-9]+ only/)) {
+                only = substr($0, RSTART + 9, RLENGTH - 14)
+                if (only != flavour) next
+            }
+            name = $2; gsub(/[ `]/, "", name)
+            level = "-"
+            if (level_col) { level = $level_col; gsub(/ /, "", level) }
+            print name, level
+        }' "$doc"
 }
 
 # ompi_info with the plugin's directory after the system components.
@@ -30,13 +48,13 @@ ompi_info_tbrdma()
 
 check_listing()
 {
-    local out=$IT_TMP/human rc
+    local out=$IT_TMP/human rc api=${IT_API//./\\.} version=${IT_FLAVOUR//./\\.}
     ompi_info_tbrdma --param btl tbrdma --level 9 >"$out" 2>&1
     rc=$?
     it_check "ompi_info --param btl tbrdma --level 9 exits 0 (exit $rc)" [ "$rc" = 0 ]
     it_show "$out" 'MCA btl: tbrdma'
     it_check "lists 'MCA btl: tbrdma (MCA v2.1.0, API v$IT_API, Component v$IT_FLAVOUR.x)'" \
-        it_has "$out" "MCA btl: tbrdma \\(MCA v2\\.1\\.0, API v${IT_API//./\\.}, Component v${IT_FLAVOUR//./\\.}\\."
+        it_has "$out" "MCA btl: tbrdma \\(MCA v2\\.1\\.0, API v$api, Component v$version\\."
     it_check "no component load error reported" \
         it_lacks "$out" 'unable to be opened|was not found|does not match filename'
 }
@@ -44,9 +62,10 @@ check_listing()
 # Check every parameter has help text and every required one is listed.
 check_params()
 {
-    local out=$IT_TMP/parsable names name help missing="" nohelp=""
+    local out=$IT_TMP/parsable names name help nohelp=""
     ompi_info_tbrdma --param btl tbrdma --level 9 --parsable >"$out" 2>&1
-    names=$(sed -n 's/^mca:btl:tbrdma:param:\(btl_tbrdma_[a-z0-9_]*\):value:.*/\1/p' "$out" | sort -u)
+    names=$(sed -n 's/^mca:btl:tbrdma:param:\(btl_tbrdma_[a-z0-9_]*\):value:.*/\1/p' "$out" \
+        | sort -u)
     echo "parameters listed: $(echo "$names" | wc -w)"
     for name in $names; do
         help=$(sed -n "s/^mca:btl:tbrdma:param:$name:help://p" "$out" | head -n 1)
@@ -55,16 +74,48 @@ check_params()
     done
     it_check "every listed parameter has a help string (without:${nohelp:- none})" \
         [ -z "$nohelp" ]
-    for name in $IT_REQUIRED_PARAMS $(documented_params); do
+    check_required "$names"
+    check_documented "$names" "$out"
+}
+
+# The parameters every flavour must list.
+check_required()
+{
+    local names=$1 name missing=""
+    for name in $IT_REQUIRED_PARAMS; do
         echo "$names" | grep -qx "$name" || missing="$missing $name"
     done
-    if [ -f "$IT_REPO/docs/params.md" ]; then
-        echo "docs/params.md names: $(documented_params | tr '\n' ' ')"
-    else
-        echo "docs/params.md does not exist yet: checking the built-in list only"
+    it_check "the required parameters are listed (missing:${missing:- none})" [ -z "$missing" ]
+}
+
+# docs/params.md and ompi_info agree: same parameter set for this flavour, same levels.
+check_documented()
+{
+    local names=$1 out=$2 doc name level listed_level missing="" undocumented="" badlevel=""
+    doc=$(documented_params)
+    if [ -z "$doc" ]; then
+        echo "docs/params.md missing or without parameter tables: not compared"
+        return 0
     fi
-    it_check "every required and documented parameter is listed (missing:${missing:- none})" \
+    while read -r name level; do
+        if ! echo "$names" | grep -qx "$name"; then
+            missing="$missing $name"
+            continue
+        fi
+        listed_level=$(sed -n "s/^mca:btl:tbrdma:param:$name:level://p" "$out" | head -n 1)
+        if [ "$level" != - ] && [ "$level" != "$listed_level" ]; then
+            badlevel="$badlevel $name(doc $level, ompi_info $listed_level)"
+        fi
+    done <<<"$doc"
+    for name in $names; do
+        echo "$doc" | grep -q "^$name " || undocumented="$undocumented $name"
+    done
+    echo "docs/params.md rows for $IT_FLAVOUR: $(echo "$doc" | wc -l)"
+    it_check "every parameter documented for $IT_FLAVOUR is listed (missing:${missing:- none})" \
         [ -z "$missing" ]
+    it_check "every listed parameter is documented (undocumented:${undocumented:- none})" \
+        [ -z "$undocumented" ]
+    it_check "documented levels match ompi_info (mismatches:${badlevel:- none})" [ -z "$badlevel" ]
 }
 
 main()

@@ -1,14 +1,14 @@
 #!/bin/bash
 #
 # run-all.sh FLAVOUR: runs the Open MPI integration tests of this directory (ompi-info.sh,
-# mpirun.sh, version-guard.sh) against one Open MPI flavour, 4.1 (the host's) or 5.0 (the
-# Debian 13 chroot of test/ompi5), prints each test's output and verdict with its wall time,
-# and ends with "ompi integration (FLAVOUR): N passed, M failed, K skipped".
+# mpirun.sh, component-path.sh, version-guard.sh) against one Open MPI flavour, 4.1 (the
+# host's) or 5.0 (the Debian 13 chroot of test/ompi5), prints each test's output and verdict
+# with its wall time, and ends with "ompi integration (FLAVOUR): N passed, M failed, K skipped".
 # Exit status: 1 when a test failed, 77 when every test skipped, else 0.
 
 set -u
 
-TESTS="ompi-info mpirun version-guard"
+TESTS="ompi-info mpirun component-path version-guard"
 
 main()
 {

@@ -6,12 +6,14 @@
 # for and declines. Two runs:
 #   1. plain: ompi_info exits 0 and does not list tbrdma; what declined it (the dynamic loader,
 #      because the other flavour's libopen-pal is absent, or the guard) is printed.
-#   2. guard: the libraries the dynamic loader misses are copied from the other flavour's
-#      system into a directory on LD_LIBRARY_PATH, so the .so loads and its register hook
-#      runs: ompi_info exits 0, prints the guard's "built for Open MPI X.Y but this is Open MPI
-#      Z" line, and does not list tbrdma. When the loader still cannot load the .so (e.g. the
-#      other system's glibc is newer than this one), the guard cannot be reached here: the
-#      test then skips (exit 77) after the plain checks, saying why.
+#   2. guard: emulate a machine with both Open MPIs installed: the other build's libopen-pal
+#      and libpmix are copied from the other flavour's system into a directory on the library
+#      path (4.1 loading the 5.0 build also needs the chroot's newer glibc: 4.1's ompi_info
+#      then runs under the chroot's dynamic loader and glibc; a control run without the
+#      plugin shows that setup alone works), so the .so loads and its register hook runs:
+#      ompi_info exits 0 without a crash, prints the guard's "built for Open MPI X.Y but this
+#      is Open MPI Z" line, and does not list tbrdma. When the .so still cannot be loaded the
+#      guard is unreachable here: the test then skips (exit 77) after the plain checks.
 
 set -u
 
@@ -39,11 +41,10 @@ other_path()
     fi
 }
 
-# ompi_info (full listing) of this flavour with the other build first in the component path.
-# Extra leading arguments are env assignments.
+# ompi_info (full listing) of this flavour with the other build in the component path.
 cross_ompi_info()
 {
-    it_run env "$@" OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$IT_OTHER_LIBS" ompi_info
+    it_run env OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$IT_OTHER_LIBS" ompi_info
 }
 
 guard_regex()
@@ -57,7 +58,7 @@ check_declined()
     local name=$1 out=$2 rc=$3
     it_check "$name: ompi_info exits 0, no crash (exit $rc)" [ "$rc" = 0 ]
     it_check "$name: no 'MCA btl: tbrdma' component listed" it_lacks "$out" 'MCA btl: tbrdma'
-    it_check "$name: no crash report (signal, backtrace)" \
+    it_check "$name: no crash report (segfault, signal, abort)" \
         it_lacks "$out" \
         'Segmentation fault|Process received signal|core dumped|Aborted'
 }
@@ -80,59 +81,105 @@ check_plain()
         it_has "$out" "$(guard_regex)|mca_btl_tbrdma"
 }
 
-# Print the sonames the dynamic loader misses for the other build (LD_LIBRARY_PATH=$1).
-missing_libs()
+# The other build's direct Open MPI and PMIx libraries (libopen-pal.so.N, libpmix.so.N).
+other_needed_libs()
 {
-    it_run env LD_LIBRARY_PATH="$1" ldd "$IT_OTHER_LIBS/mca_btl_tbrdma.so" 2>&1 \
-        | awk '$2 == "=>" && $3 == "not" { print $1 }'
+    objdump -p "$IT_OTHER_LIBS/mca_btl_tbrdma.so" \
+        | awk '$1 == "NEEDED" && $2 ~ /^lib(open-pal|pmix)[.]/ { print $2 }'
 }
 
-# Copy into $1 the libraries this flavour lacks for the other build, taken from the other
-# flavour's system (a few rounds: a copied library may need further ones).
+# Copy into $1 the other build's Open MPI and PMIx libraries, from the other flavour's system.
 provide_libs()
 {
-    local dir=$1 round lib path
+    local dir=$1 lib path
     rm -rf "$dir"
     mkdir -p "$dir"
-    for round in 1 2 3; do
-        local missing
-        missing=$(missing_libs "$dir")
-        [ -n "$missing" ] || return 0
-        for lib in $missing; do
-            path=$(other_run ldd "$IT_OTHER_LIBS/mca_btl_tbrdma.so" \
-                | awk -v lib="$lib" '$1 == lib && $2 == "=>" { print $3 }')
-            if [ -z "$path" ] || ! cp -L "$(other_path "$path")" "$dir/$lib"; then
-                echo "round $round: $lib not found in the $IT_OTHER_FLAVOUR system either"
-                return 1
-            fi
-            echo "round $round: copied $lib from the $IT_OTHER_FLAVOUR system ($path)"
-        done
+    for lib in $(other_needed_libs); do
+        path=$(other_run ldd "$IT_OTHER_LIBS/mca_btl_tbrdma.so" \
+            | awk -v lib="$lib" '$1 == lib && $2 == "=>" { print $3 }')
+        if [ -z "$path" ] || ! cp -L "$(other_path "$path")" "$dir/$lib"; then
+            echo "$lib not found in the $IT_OTHER_FLAVOUR system"
+            return 1
+        fi
+        echo "copied $lib from the $IT_OTHER_FLAVOUR system ($path)"
     done
-    [ -z "$(missing_libs "$dir")" ]
+}
+
+# The 5.0 build needs a newer glibc than the 4.1 host has. Emulate a host with both Open MPIs
+# and the newer glibc: run 4.1's programs under the chroot's dynamic loader with only the
+# chroot's glibc libraries (in $1/glibc) ahead of the usual search path.
+use_chroot_glibc()
+{
+    local dir=$1 chroot lib
+    chroot=${TBRDMA_OMPI5_CHROOT:-$IT_REPO/build/ompi5/chroot}
+    mkdir -p "$dir/glibc"
+    for lib in libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 libutil.so.1 \
+        libresolv.so.2; do
+        ln -sf "$chroot/usr/lib/x86_64-linux-gnu/$lib" "$dir/glibc/$lib"
+    done
+    IT_LOADER=("$chroot/usr/lib64/ld-linux-x86-64.so.2" --library-path "$dir/glibc:$dir")
+    echo "4.1's glibc is older than the 5.0 build needs: running 4.1's programs under the" \
+        "chroot's dynamic loader and glibc"
+}
+
+# Load problems of the other build under the current loader setup (ldd -r equivalent).
+load_problems()
+{
+    local dir=$1 so=$IT_OTHER_LIBS/mca_btl_tbrdma.so
+    if [ ${#IT_LOADER[@]} = 0 ]; then
+        it_run env LD_LIBRARY_PATH="$dir" ldd -r "$so" 2>&1
+    else
+        env LD_TRACE_LOADED_OBJECTS=1 LD_WARN=yes LD_BIND_NOW=yes "${IT_LOADER[@]}" "$so" 2>&1
+    fi | grep -E 'not found|undefined symbol'
+}
+
+# ompi_info of this flavour, with libraries from $1, component path $2; output to $3.
+guard_ompi_info()
+{
+    local dir=$1 path=$2 out=$3
+    if [ ${#IT_LOADER[@]} = 0 ]; then
+        it_run env LD_LIBRARY_PATH="$dir" OMPI_MCA_mca_base_component_path="$path" ompi_info
+    else
+        env OMPI_MCA_mca_base_component_path="$path" "${IT_LOADER[@]}" "$(command -v ompi_info)"
+    fi >"$out" 2>&1
 }
 
 check_guard()
 {
     local dir=$IT_BUILD/test/integration/ompi/guard-libs-$IT_OTHER_FLAVOUR
     local out=$IT_TMP/guard.out rc problems text
+    IT_LOADER=()
     echo "-- guard: make the $IT_OTHER_FLAVOUR build loadable by $IT_FLAVOUR's loader"
     if ! provide_libs "$dir"; then
         IT_GUARD_UNREACHABLE="the $IT_OTHER_FLAVOUR build's libraries cannot be provided"
         return 0
     fi
-    problems=$(it_run env LD_LIBRARY_PATH="$dir" ldd "$IT_OTHER_LIBS/mca_btl_tbrdma.so" 2>&1 \
-        | grep -E 'not found|version .* not found')
+    problems=$(load_problems "$dir")
+    if echo "$problems" | grep -q "GLIBC_" && [ "$IT_OTHER_FLAVOUR" = 5.0 ]; then
+        use_chroot_glibc "$dir"
+        problems=$(load_problems "$dir")
+    fi
     if [ -n "$problems" ]; then
         # shellcheck disable=SC2001
         echo "$problems" | sed 's/^/    | /'
         IT_GUARD_UNREACHABLE="$IT_FLAVOUR's loader cannot load the $IT_OTHER_FLAVOUR build even"
-        IT_GUARD_UNREACHABLE+=" with its libraries: $(echo "$problems" | head -n 1 | sed 's/^[[:space:]]*//')"
+        IT_GUARD_UNREACHABLE+=" with its libraries: $(echo "$problems" | head -n 1 \
+            | sed 's/^[[:space:]]*//')"
         return 0
     fi
-    cross_ompi_info LD_LIBRARY_PATH="$dir" >"$out" 2>&1
+    guard_ompi_info "$dir" SYS_DEFAULT "$IT_TMP/control.out"
     rc=$?
-    echo "-- guard: ompi_info with LD_LIBRARY_PATH=$dir: exit $rc"
-    it_show "$out" 'tbrdma'
+    echo "-- guard control: the same ompi_info setup without the plugin: exit $rc"
+    if [ "$rc" != 0 ] \
+        || ! it_lacks "$IT_TMP/control.out" 'Segmentation fault|Process received signal'; then
+        tail -n 5 "$IT_TMP/control.out" | sed 's/^/    | /'
+        IT_GUARD_UNREACHABLE="the emulated setup fails even without the plugin (exit $rc)"
+        return 0
+    fi
+    guard_ompi_info "$dir" "SYS_DEFAULT:$IT_OTHER_LIBS" "$out"
+    rc=$?
+    echo "-- guard: ompi_info with the $IT_OTHER_FLAVOUR build and its libraries: exit $rc"
+    it_show "$out" 'tbrdma|signal|Segmentation|Failing at|\[ ?[0-9]+\]'
     check_declined guard "$out" "$rc"
     text=$(guard_regex)
     it_check "guard: prints '... ${text//\\/} ...'" it_has "$out" "$(guard_regex)"

@@ -148,9 +148,8 @@ int ex_conn_connect(struct ex_conn *c, const struct ex_dest *rem)
     attr.ah_attr.grh.hop_limit = 1;
     attr.ah_attr.grh.sgid_index = (uint8_t) c->gid_index;
     memcpy(attr.ah_attr.grh.dgid.raw, rem->gid, 16);
-    rc = ibv_modify_qp(c->qp, &attr,
-                       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN
-                           | IBV_QP_RQ_PSN);
+    rc = ibv_modify_qp(
+        c->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
     if (0 != rc) {
         return fail("modify_qp RTR", rc);
     }

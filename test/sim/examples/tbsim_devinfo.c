@@ -18,21 +18,30 @@
 static const char *port_state_name(int state)
 {
     switch (state) {
-    case IBV_PORT_DOWN: return "PORT_DOWN";
-    case IBV_PORT_INIT: return "PORT_INIT";
-    case IBV_PORT_ARMED: return "PORT_ARMED";
-    case IBV_PORT_ACTIVE: return "PORT_ACTIVE";
-    default: return "PORT_OTHER";
+    case IBV_PORT_DOWN:
+        return "PORT_DOWN";
+    case IBV_PORT_INIT:
+        return "PORT_INIT";
+    case IBV_PORT_ARMED:
+        return "PORT_ARMED";
+    case IBV_PORT_ACTIVE:
+        return "PORT_ACTIVE";
+    default:
+        return "PORT_OTHER";
     }
 }
 
 static const char *link_layer_name(int ll)
 {
     switch (ll) {
-    case IBV_LINK_LAYER_INFINIBAND: return "InfiniBand";
-    case IBV_LINK_LAYER_ETHERNET: return "Ethernet";
-    case 100: return "Thunderbolt";
-    default: return "Unknown";
+    case IBV_LINK_LAYER_INFINIBAND:
+        return "InfiniBand";
+    case IBV_LINK_LAYER_ETHERNET:
+        return "Ethernet";
+    case 100:
+        return "Thunderbolt";
+    default:
+        return "Unknown";
     }
 }
 
@@ -85,15 +94,15 @@ static int show_device(struct ibv_device *dev)
         rc = ibv_query_port(ctx, 1, &pa);
     }
     if (0 != rc) {
-        printf("device %s: query failed: %s (errno %d)\n", ibv_get_device_name(dev),
-               strerror(rc), rc);
+        printf("device %s: query failed: %s (errno %d)\n", ibv_get_device_name(dev), strerror(rc),
+               rc);
         ibv_close_device(ctx);
         return -1;
     }
     printf("device %s node_guid %016llx phys_port_cnt %d max_qp %d max_mr %d max_qp_wr %d "
            "max_sge %d\n",
-           ibv_get_device_name(dev), (unsigned long long) be64toh(da.node_guid),
-           da.phys_port_cnt, da.max_qp, da.max_mr, da.max_qp_wr, da.max_sge);
+           ibv_get_device_name(dev), (unsigned long long) be64toh(da.node_guid), da.phys_port_cnt,
+           da.max_qp, da.max_mr, da.max_qp_wr, da.max_sge);
     printf("\tport 1: state %s (%d) link_layer %s (%d) active_mtu %d max_mtu %d "
            "gid_tbl_len %d max_msg_sz %u\n",
            port_state_name(pa.state), pa.state, link_layer_name(pa.link_layer), pa.link_layer,

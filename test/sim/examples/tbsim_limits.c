@@ -9,7 +9,8 @@
  *   of the cable): a non-SEND opcode, 2 SGEs and a message over 16,773,120 B fail post_send
  *   with EINVAL and bad_wr set; a 1-frame send into a 2-frame receive completes that receive
  *   with an error and a matching one succeeds; sends wait for the peer's receives (no
- *   completion without a credit) and the 64th outstanding send fails with ENOMEM.
+ *   completion without a credit) and the 64th outstanding send fails with ENOMEM; unsignaled
+ *   sends (sq_sig_all 0) give no completion.
  *
  *   tbsim_limits [-d dev] [-p tcp_port] [-o held] [server_host]
  *   tbsim_limits [-d dev] -k N
@@ -36,14 +37,17 @@
 
 enum peer_op { OP_POST = 1, OP_WAIT = 2, OP_QUIT = 3 };
 
+/* Same size as struct peer_reply: ex_xchg writes and reads one size. */
 struct peer_cmd {
     uint32_t op;
     uint32_t len;
+    uint32_t pad;
 };
 
 struct peer_reply {
     int32_t status;
     uint32_t byte_len;
+    uint32_t opcode;
 };
 
 static int g_failed;
@@ -64,8 +68,8 @@ static void check_errno(int got, int want, const char *what)
     check(got == want, what, detail);
 }
 
-static struct ibv_qp *qp_make(struct ex_conn *c, enum ibv_qp_type type, uint32_t cap,
-                              uint32_t sge, uint32_t inl)
+static struct ibv_qp *qp_make(struct ex_conn *c, enum ibv_qp_type type, uint32_t cap, uint32_t sge,
+                              uint32_t inl)
 {
     struct ibv_qp_init_attr init;
 
@@ -199,9 +203,8 @@ static int rtr(struct ibv_qp *qp, int sgid_index, const uint8_t *dgid, enum ibv_
     attr.ah_attr.grh.hop_limit = 1;
     attr.ah_attr.grh.sgid_index = (uint8_t) sgid_index;
     memcpy(attr.ah_attr.grh.dgid.raw, dgid, 16);
-    return ibv_modify_qp(qp, &attr,
-                         IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN
-                             | IBV_QP_RQ_PSN);
+    return ibv_modify_qp(
+        qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
 }
 
 static void check_rtr(struct ex_conn *c, const uint8_t *peer_gid)
@@ -223,6 +226,10 @@ static void check_rtr(struct ex_conn *c, const uint8_t *peer_gid)
                 "RTR towards our own GID (not the peer's) fails with EINVAL");
     check_errno(rtr(qp, c->gid_index, peer_gid, (enum ibv_mtu) 6), EINVAL,
                 "RTR with an MTU above 4096 fails with EINVAL");
+    attr.qp_state = IBV_QPS_RTR;
+    attr.path_mtu = IBV_MTU_1024;
+    check_errno(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU), EINVAL,
+                "RTR without DEST_QPN and RQ_PSN in the mask fails with EINVAL");
     check_errno(rtr(qp, c->gid_index, peer_gid, IBV_MTU_1024), 0,
                 "RTR with the IPv4-mapped GIDs of both ends succeeds");
     ibv_destroy_qp(qp);
@@ -256,7 +263,9 @@ static void check_bad_sends(struct ex_conn *c, struct ibv_mr *mr, struct ibv_mr 
 
 static int peer_do(int fd, uint32_t op, uint32_t len, struct peer_reply *rep)
 {
-    struct peer_cmd cmd = {op, len};
+    struct peer_cmd cmd = {op, len, 0};
+
+    _Static_assert(sizeof(struct peer_cmd) == sizeof(struct peer_reply), "one exchange size");
 
     return ex_xchg(fd, &cmd, rep, sizeof(cmd));
 }
@@ -291,9 +300,53 @@ static void check_frames(struct ex_conn *c, struct ibv_mr *mr, int fd)
     peer_do(fd, OP_POST, EX_FRAME, &rep);
     check(send_ok(c, mr), "the matching 1-frame send completes with success", "no success");
     peer_do(fd, OP_WAIT, 0, &rep);
-    snprintf(detail, sizeof(detail), "status %d byte_len %u", rep.status, rep.byte_len);
-    check(IBV_WC_SUCCESS == rep.status && EX_FRAME == rep.byte_len,
-          "a 1-frame send into a 1-frame receive succeeds", detail);
+    snprintf(detail, sizeof(detail), "status %d byte_len %u opcode %u", rep.status, rep.byte_len,
+             rep.opcode);
+    check(IBV_WC_SUCCESS == rep.status && EX_FRAME == rep.byte_len && IBV_WC_RECV == rep.opcode,
+          "a 1-frame send into a 1-frame receive succeeds (IBV_WC_RECV, byte_len 4096)", detail);
+}
+
+static int post_small(struct ex_conn *c, struct ibv_mr *mr, uint64_t wr_id, int flags)
+{
+    struct ibv_sge sge = {(uintptr_t) mr->addr, 64, mr->lkey};
+    struct ibv_send_wr wr;
+    struct ibv_send_wr *bad = NULL;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = flags;
+    return ibv_post_send(c->qp, &wr, &bad);
+}
+
+static int count_idle_completions(struct ibv_cq *cq);
+
+/* sq_sig_all = 0: two unsignaled sends and a signaled one give exactly one completion. */
+static void check_unsignaled(struct ex_conn *c, struct ibv_mr *mr, int fd)
+{
+    struct peer_reply rep;
+    struct ibv_wc wc;
+    int ok = 1;
+
+    for (int i = 0; i < 3; i++) {
+        ok &= 0 == peer_do(fd, OP_POST, 64, &rep) && 0 == rep.status;
+    }
+    ok &= 0 == post_small(c, mr, 11, 0) && 0 == post_small(c, mr, 12, 0)
+          && 0 == post_small(c, mr, 13, IBV_SEND_SIGNALED);
+    check(ok, "post 2 unsignaled sends and 1 signaled send", "post failed");
+    ok = 1 == ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S) && 13 == wc.wr_id;
+    check(ok, "only the signaled send completes (wr_id 13)", "wrong or no completion");
+    check(ok && IBV_WC_SEND == wc.opcode && c->qp->qp_num == wc.qp_num,
+          "its completion says IBV_WC_SEND and names the QP", "wrong opcode or qp_num");
+    check(0 == count_idle_completions(c->cq), "the unsignaled sends give no completion",
+          "an unsignaled send completed");
+    for (int i = 0; i < 3; i++) {
+        peer_do(fd, OP_WAIT, 0, &rep);
+        ok &= IBV_WC_SUCCESS == rep.status;
+    }
+    check(ok, "the peer received all 3", "a receive failed");
 }
 
 static int count_idle_completions(struct ibv_cq *cq)
@@ -366,6 +419,7 @@ static int client(struct ex_conn *c, int fd, const struct ex_dest *peer)
     }
     check_bad_sends(c, mr, big);
     check_frames(c, mr, fd);
+    check_unsignaled(c, mr, fd);
     check_credits(c, mr, fd);
     peer_do(fd, OP_QUIT, 0, &rep);
     ibv_dereg_mr(big);
@@ -397,6 +451,7 @@ static int server(struct ex_conn *c, int fd)
         } else if (1 == ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S)) {
             rep.status = wc.status;
             rep.byte_len = wc.byte_len;
+            rep.opcode = wc.opcode;
         } else {
             rep.status = -1;
         }

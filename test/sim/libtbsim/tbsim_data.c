@@ -178,8 +178,8 @@ static void transmit(struct tbsim_qp *qp, struct tbsim_fault *f, struct tbsim_sw
     atomic_store_explicit(&peer->tx_claimed, claim + 1, memory_order_release);
 }
 
-static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp,
-                               struct tbsim_swr *wr, uint64_t now)
+static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsim_swr *wr,
+                               uint64_t now)
 {
     struct tbsim_fault *f;
     uint64_t claim;
@@ -305,8 +305,8 @@ static int sge_check(struct tbsim_context *ctx, const struct ibv_sge *sg, int nu
     return 0;
 }
 
-static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp,
-                      const struct ibv_send_wr *wr, struct tbsim_swr *out)
+static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const struct ibv_send_wr *wr,
+                      struct tbsim_swr *out)
 {
     if (IBV_QPS_RTS != qp->ibv.state || IBV_WR_SEND != wr->opcode
         || 0 != (wr->send_flags & IBV_SEND_INLINE)) {
@@ -346,8 +346,8 @@ int tbsim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
     return rc;
 }
 
-static int recv_check(struct tbsim_context *ctx, struct tbsim_qp *qp,
-                      const struct ibv_recv_wr *wr, struct tbsim_rwr *out)
+static int recv_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const struct ibv_recv_wr *wr,
+                      struct tbsim_rwr *out)
 {
     if (IBV_QPS_RESET == qp->ibv.state || IBV_QPS_ERR == qp->ibv.state) {
         return EINVAL;

@@ -60,7 +60,7 @@ struct tbsim_qp {
     int slot;
     uint32_t gen;
     int sig_all;
-    struct tbsim_rxq *rxq; /* this QP's receive file (mapped whole) */
+    struct tbsim_rxq *rxq;  /* this QP's receive file (mapped whole) */
     struct tbsim_rxq *peer; /* the connected peer's receive file, NULL until connected */
     int peer_slot;
     uint32_t peer_gen;

@@ -65,8 +65,7 @@ struct tbsim_fabric *tbsim_fabric_map(void)
     if (MAP_FAILED == fab) {
         return NULL;
     }
-    if (TBSIM_MAGIC != fab->magic || TBSIM_VERSION != fab->version
-        || sizeof(*fab) != fab->size) {
+    if (TBSIM_MAGIC != fab->magic || TBSIM_VERSION != fab->version || sizeof(*fab) != fab->size) {
         munmap(fab, sizeof(*fab));
         errno = EPROTO;
         return NULL;
@@ -121,8 +120,8 @@ static int topo_add_cable(struct tbsim_fabric *fab, char **f, char *err, size_t 
         struct tbsim_dev *dev = &fab->devs[2 * c + end];
 
         if (host < 0 || TBSIM_IF_LEN <= strlen(f[2 + 2 * end])) {
-            snprintf(err, errlen, "topology: cable %s: unknown host %s or bad interface %s",
-                     f[0], f[1 + 2 * end], f[2 + 2 * end]);
+            snprintf(err, errlen, "topology: cable %s: unknown host %s or bad interface %s", f[0],
+                     f[1 + 2 * end], f[2 + 2 * end]);
             return -EINVAL;
         }
         cable->host[end] = host;

@@ -117,7 +117,7 @@ struct tbsim_rxq {
     uint64_t magic;
     uint32_t gen;
     uint32_t qpn;
-    _Alignas(64) _Atomic uint64_t rq_posted; /* written by the receiver */
+    _Alignas(64) _Atomic uint64_t rq_posted;  /* written by the receiver */
     _Alignas(64) _Atomic uint64_t tx_claimed; /* written by the (single) sender */
     _Alignas(64) struct tbsim_rq_desc desc[TBSIM_RING];
     struct tbsim_rx_slot slot[TBSIM_RING];

@@ -26,7 +26,7 @@
 #define UC_RTR_REQ  (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
 #define UC_RTR_OPT  (IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX)
 #define UC_RTS_REQ  (IBV_QP_STATE | IBV_QP_SQ_PSN)
-#define UC_RTS_OPT                                                                            \
+#define UC_RTS_OPT \
     (IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE)
 
 static struct tbsim_fabric *g_fab;
@@ -79,8 +79,7 @@ int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
     if (NULL != addrs) {
         *addrs = ad;
     }
-    return lk.present && lk.up && 0 == lk.master
-           && atomic_load(&fab->hosts[d->host].rdma_enabled)
+    return lk.present && lk.up && 0 == lk.master && atomic_load(&fab->hosts[d->host].rdma_enabled)
            && atomic_load(&fab->hosts[p->host].rdma_enabled);
 }
 
@@ -111,7 +110,13 @@ TBSIM_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
         errno = ENOMEM;
         return NULL;
     }
-    /* no fabric or a host outside the topology: an empty list, like a Mac without TB5 */
+    /*
+     * No fabric, a host outside the topology, or RDMA disabled on this host (rdma_ctl
+     * disable: no RDMA stack): an empty device list, like a Mac without TB5.
+     */
+    if (host >= 0 && !atomic_load(&fab->hosts[host].rdma_enabled)) {
+        host = -1;
+    }
     for (int d = 0; host >= 0 && d < (int) (2 * fab->ncables); d++) {
         if (fab->devs[d].host == host) {
             device_fill(&g_devices[d], fab, d);
@@ -254,8 +259,8 @@ TBSIM_EXPORT int(ibv_query_port)(struct ibv_context *context, uint8_t port_num,
     attr->gid_tbl_len = TBSIM_GID_TBL_LEN;
     attr->max_msg_sz = TBSIM_MSG_MAX;
     attr->pkey_tbl_len = 1;
-    attr->active_width = 4; /* 8X, as Apple reports */
-    attr->active_speed = 4; /* 10 Gbps per lane */
+    attr->active_width = 4;            /* 8X, as Apple reports */
+    attr->active_speed = 4;            /* 10 Gbps per lane */
     attr->phys_state = active ? 5 : 3; /* LinkUp : Disabled */
     attr->link_layer = TBSIM_LINK_LAYER;
     return 0;
@@ -366,14 +371,13 @@ TBSIM_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size
     return &mr->ibv;
 }
 
-TBSIM_EXPORT struct ibv_mr *(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
-                                         int access)
+TBSIM_EXPORT struct ibv_mr *(ibv_reg_mr) (struct ibv_pd *pd, void *addr, size_t length, int access)
 {
     return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t) addr, (unsigned int) access);
 }
 
-TBSIM_EXPORT struct ibv_mr *(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length,
-                                              uint64_t iova, int access)
+TBSIM_EXPORT struct ibv_mr *(ibv_reg_mr_iova) (struct ibv_pd *pd, void *addr, size_t length,
+                                               uint64_t iova, int access)
 {
     return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int) access);
 }
@@ -391,9 +395,8 @@ TBSIM_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
 
 /* ---- completion queues ------------------------------------------------------------------ */
 
-TBSIM_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe,
-                                          void *cq_context, struct ibv_comp_channel *channel,
-                                          int comp_vector)
+TBSIM_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+                                          struct ibv_comp_channel *channel, int comp_vector)
 {
     struct tbsim_cq *cq;
 

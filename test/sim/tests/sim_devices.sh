@@ -2,7 +2,8 @@
 # sim_devices: libtbsim's devices, ports and GID tables on a 2-host cluster (p2p /30s):
 # one rdma_<if> device per Thunderbolt interface, link layer 100, MTU 1024/4096, node GUID
 # from the MAC, GIDs derived live from the interface's addresses, and the port state rules
-# (RDMA disabled on the peer, enslaved to a bridge: DOWN, and then ibv_alloc_pd fails).
+# (RDMA disabled on the peer, enslaved to a bridge: DOWN, and then ibv_alloc_pd fails; RDMA
+# disabled on this host: no device at all).
 set -uo pipefail
 source "$(dirname "$0")/sim_lib.sh"
 sim_init sim_devices
@@ -52,7 +53,9 @@ sim_devinfo mac-a
 sim_grep "ACTIVE again once mac-b has RDMA on" "$out" 'state PORT_ACTIVE \(4\)'
 "$TBSIMCTL" rdma mac-a off
 sim_devinfo mac-a
-sim_grep "port DOWN while this host has RDMA off" "$out" 'state PORT_DOWN \(1\)'
+sim_grep "no device at all while this host has RDMA off" "$out" '^0 device\(s\)$'
+sim_devinfo mac-b
+sim_grep "and the peer's port is DOWN" "$out" 'state PORT_DOWN \(1\)'
 "$TBSIMCTL" rdma mac-a on
 
 echo "== an interface enslaved to a bridge: DOWN (Apple: 'the bridge is active')"

@@ -3,7 +3,8 @@
 # works with /30 addressing and with IPv4 link-local addressing (the IPv4-mapped GID found by
 # scanning), for 1-frame, multi-frame and 1 MiB messages with the echoed data checked; with no
 # IPv4 on the ports there is no IPv4-mapped GID, and an RTR with sgid_index 1 (JACCL's
-# hard-coded index) fails with EINVAL, the field's "RTR failed with errno 22".
+# hard-coded index) fails with EINVAL, the field's "RTR failed with errno 22". On 3 hosts the
+# device chooses the cable: a QP on the cable to mac-b cannot be connected to mac-c (EINVAL).
 set -uo pipefail
 source "$(dirname "$0")/sim_lib.sh"
 sim_init sim_pingpong
@@ -43,6 +44,20 @@ sim_expect "none: with -g 1 the server fails" 1 "$SIM_SRV_RC"
 sim_grep "none: client: RTR fails with EINVAL (errno 22)" "$SIM_TMP/client.out" \
     '^modify_qp RTR failed: Invalid argument \(errno 22\)$'
 sim_grep "none: server: RTR fails with EINVAL (errno 22)" "$SIM_TMP/server.out" \
+    '^modify_qp RTR failed: Invalid argument \(errno 22\)$'
+
+echo "== 3 hosts, full mesh: the device picks the cable"
+sim_down
+sim_up --hosts 3 --addressing p2p
+sim_devinfo mac-a
+sim_grep "mac-a lists one device per cable (2)" "$SIM_TMP/devinfo.out" '^2 device\(s\)$'
+# c1 = mac-a:en2 <-> mac-b:en2, c2 = mac-a:en3 <-> mac-c:en2
+sim_pair mac-c mac-a uc_pingpong "-d rdma_en2" "-d rdma_en3 -s 4096 -n 100"
+sim_expect "mac-a:rdma_en3 <-> mac-c:rdma_en2 (cable c2) ping-pong" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
+sim_pair mac-c mac-a uc_pingpong "-d rdma_en2" "-d rdma_en2 -n 10"
+sim_expect "mac-a:rdma_en2 (cable to mac-b) towards mac-c fails on both sides" "1 1" \
+    "$SIM_CLI_RC $SIM_SRV_RC"
+sim_grep "RTR towards a GID that is not on this port's cable: EINVAL" "$SIM_TMP/client.out" \
     '^modify_qp RTR failed: Invalid argument \(errno 22\)$'
 
 sim_finish

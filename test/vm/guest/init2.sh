@@ -100,6 +100,27 @@ for ((i = 1; i <= TBVM_VMS; i++)); do
 done >/etc/tbvm-hostfile
 export TBVM_HOSTFILE=/etc/tbvm-hostfile
 
+# If the host's tbvm dies without stopping us (SIGKILL), its heartbeat file stops changing:
+# power off after 60 s of silence rather than run forever.
+watchdog()
+{
+    local last="" hb same=0
+    while sleep 5; do
+        hb=$(cat "$TBVM_RUN/heartbeat" 2>/dev/null)
+        if [ "$hb" = "$last" ]; then
+            same=$((same + 5))
+        else
+            same=0
+            last=$hb
+        fi
+        if [ "$same" -ge 60 ]; then
+            echo "vm$TBVM_ID: no heartbeat from tbvm for 60 s; powering off" >/dev/console
+            busybox poweroff -f
+        fi
+    done
+}
+watchdog &
+
 read -r up _ </proc/uptime
 echo "$up" >"$TBVM_RUN/vm$TBVM_ID.ready"
 

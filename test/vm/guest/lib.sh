@@ -35,6 +35,7 @@ tbvm_net_up()
     # Open MPI's TCP BTL pairs every local NIC with every peer address: without these host
     # routes a peer's address on another /30 is "Network is unreachable".
     for route in "${TBVM_ROUTES[@]}"; do
+        # shellcheck disable=SC2086 # "dest via dev", split on purpose
         set -- $route
         ip route replace "$1/32" via "$2" dev "$3" || return 1
     done
@@ -160,5 +161,36 @@ tbvm_mesh_require()
     if [ ! -x "$TBVM_BUILD/bin/tbvm_mpi_ring" ]; then
         echo "SKIP: $TBVM_BUILD/bin/tbvm_mpi_ring not built (run-tier.sh builds it with mpicc)"
         exit 77
+    fi
+}
+
+# The project's raw-verbs UC ping-pong ($TBRDMA_UC_PINGPONG overrides), or nothing.
+tbvm_uc_pingpong()
+{
+    local bin=${TBRDMA_UC_PINGPONG:-$(tbvm_project_build)/test/sim/uc_pingpong}
+    [ -x "$bin" ] || return 1
+    echo "$bin"
+}
+
+# Runs a client/server pair: tbvm_pp_pair SERVER_VM CLIENT_VM "server command" "client
+# command SERVER_VM". Outputs in /tmp/tbvm-pp.server.out and /tmp/tbvm-pp.client.out on this
+# VM, statuses in PP_SRV_RC and PP_CLI_RC. The client is retried while the server is not
+# listening yet (ssh and process start take seconds under TCG).
+tbvm_pp_pair()
+{
+    local srv_vm=$1 cli_vm=$2 srv_cmd=$3 cli_cmd=$4 out=/tmp/tbvm-pp spid i
+    tbvm_on "$srv_vm" "timeout -k 5 120 $srv_cmd >$out.server.out 2>&1" &
+    spid=$!
+    for ((i = 0; i < 60; i++)); do
+        tbvm_on "$cli_vm" "timeout -k 5 120 $cli_cmd" >"$out.client.out" 2>&1
+        PP_CLI_RC=$?
+        grep -qiE "cannot connect to|couldn't connect to" "$out.client.out" || break
+        kill -0 "$spid" 2>/dev/null || break
+        sleep 1
+    done
+    wait "$spid"
+    PP_SRV_RC=$?
+    if [ "$srv_vm" != "$(hostname)" ]; then
+        tbvm_on "$srv_vm" "cat $out.server.out" >"$out.server.out.tmp" && mv "$out.server.out.tmp" "$out.server.out"
     fi
 }

@@ -119,7 +119,7 @@ tbvm_check_tools()
 # Builds everything under a lock, so concurrent runs share one build directory safely.
 tbvm_build()
 {
-    local force=${1:-0} pkg deb kver t0 t
+    local force=${1:-0} pkg deb kver t0
     tbvm_check_tools || return 1
     mkdir -p "$TBVM_BUILD"
     exec 9>"$TBVM_BUILD/.build.lock"

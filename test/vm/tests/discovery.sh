@@ -22,7 +22,8 @@ mapped_ipv4_of_sysfs_gid()
 check_device()
 {
     local dev=$1 sys=/sys/class/infiniband/$1/ports/1 line ndev ip4 idx gid_file n mapped
-    local dv_idx want_if want_addr link
+    local dv_idx want_if want_addr link dv
+    dv=$(ibv_devinfo -v -d "$dev")
     line=$(grep "^port .* device=$dev " <<<"$info")
     tbvm_expect "$(hostname) $dev: port lines" "$(grep -c . <<<"$line")" 1
     read -r want_if _ want_addr link < <(awk -v h="$(hostname)" -v d="$dev" '
@@ -39,8 +40,8 @@ check_device()
             break
         fi
     done
-    dv_idx=$(ibv_devinfo -v -d "$dev" | awk -v a="::ffff:${ip4%/*}," '
-        $1 ~ /^GID\[/ && $NF != "" { for (i = 1; i <= NF; i++) if ($i == a) { g = $0; sub(/^.*GID\[ */, "", g); sub(/\].*/, "", g); print g; exit } }')
+    dv_idx=$(awk -v a="::ffff:${ip4%/*}," '
+        $1 ~ /^GID\[/ && $NF != "" { for (i = 1; i <= NF; i++) if ($i == a) { g = $0; sub(/^.*GID\[ */, "", g); sub(/\].*/, "", g); print g; exit } }' <<<"$dv")
     tbvm_expect "$(hostname) $dev: ifname (plan, cable $link)" "$(tbvm_field ifname <<<"$line")" "$want_if"
     tbvm_expect "$(hostname) $dev: ifname (sysfs gid_attrs/ndevs/0)" "$(tbvm_field ifname <<<"$line")" "$ndev"
     tbvm_expect "$(hostname) $dev: ipv4 (plan)" "$(tbvm_field ipv4 <<<"$line")" "$want_addr"
@@ -50,25 +51,25 @@ check_device()
     tbvm_expect "$(hostname) $dev: state (sysfs)" "$(tbvm_field state <<<"$line")" \
         "$(awk '{ print $2 }' "$sys/state")"
     tbvm_expect "$(hostname) $dev: link_layer" "$(tbvm_field link_layer <<<"$line")" \
-        "$(ibv_devinfo -v -d "$dev" | awk '$1 == "link_layer:" { print $2; exit }')"
+        "$(awk '$1 == "link_layer:" { print $2; exit }' <<<"$dv")"
     tbvm_expect "$(hostname) $dev: mtu (ibv_devinfo active_mtu)" "$(tbvm_field mtu <<<"$line")" \
-        "$(ibv_devinfo -v -d "$dev" | awk '$1 == "active_mtu:" { print $2; exit }')"
+        "$(awk '$1 == "active_mtu:" { print $2; exit }' <<<"$dv")"
     tbvm_expect "$(hostname) $dev: bridge" "$(tbvm_field bridge <<<"$line")" -
     tbvm_expect "$(hostname) $dev: diag" "$(tbvm_field diag <<<"$line")" ok
-    check_gid_lines "$dev"
+    check_gid_lines "$dev" "$dv"
 }
 
 # The gid lines must be exactly ibv_devinfo's non-empty GID[i] entries (same RFC 5952 text).
 check_gid_lines()
 {
-    local dev=$1 got want
+    local dev=$1 dv=$2 got want
     got=$(grep "^gid .* device=$dev " <<<"$info" | awk '{
         for (i = 2; i <= NF; i++) { if ($i ~ /^index=/) x = substr($i, 7); if ($i ~ /^gid=/) g = substr($i, 5) }
         print x, g }')
-    want=$(ibv_devinfo -v -d "$dev" | awk '$1 ~ /^GID\[/ {
+    want=$(awk '$1 ~ /^GID\[/ {
         l = $0; sub(/^[^[]*\[ */, "", l); x = l; sub(/\].*/, "", x)
         g = l; sub(/^[^:]*:[ \t]*/, "", g); sub(/,.*/, "", g)
-        if (g != "::" && g != "0000:0000:0000:0000:0000:0000:0000:0000") print x, g }')
+        if (g != "::" && g != "0000:0000:0000:0000:0000:0000:0000:0000") print x, g }' <<<"$dv")
     tbvm_expect "$(hostname) $dev: gid lines vs ibv_devinfo GID[] ($(echo $want | tr ' ' '/'))" \
         "$(echo $got)" "$(echo $want)"
 }
