@@ -48,7 +48,7 @@ done
 
 banner "mpirun across the 4 Macs: tbrdma publishes its ports and resolves every cable"
 mkdir -p "$build/demo"
-mpicc -O2 -o "$build/demo/hello" test/integration/hello.c
+mpicc -O2 -o "$build/demo/hello" test/integration/ompi/hello.c
 "$tbc" mpirun --np 4 -- \
     --mca pml ob1 --mca btl self,tcp,tbrdma \
     --mca mca_base_component_path "SYS_DEFAULT:$build/plugin/.libs" \

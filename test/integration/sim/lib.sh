@@ -78,9 +78,9 @@ cables()
 hello_bin()
 {
     local out="$build/test/integration/sim/hello"
-    if [ ! -x "$out" ] || [ "$top/test/integration/hello.c" -nt "$out" ]; then
+    if [ ! -x "$out" ] || [ "$top/test/integration/ompi/hello.c" -nt "$out" ]; then
         mkdir -p "$(dirname "$out")"
-        mpicc -O2 -o "$out" "$top/test/integration/hello.c" || fail "mpicc hello.c failed"
+        mpicc -O2 -o "$out" "$top/test/integration/ompi/hello.c" || fail "mpicc hello.c failed"
     fi
     echo "$out"
 }
@@ -95,4 +95,12 @@ tb_mpirun()
         --mca pml ob1 --mca btl self,tcp,tbrdma \
         --mca mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
         --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 "$@"
+}
+
+# check_hello OUTPUT NP: every rank of the MPI program reported its data checks OK.
+check_hello()
+{
+    local n
+    n=$(echo "$1" | grep -c "^hello: rank [0-9]* of $2 OK")
+    [ "$n" -eq "$2" ] || fail "$n of $2 ranks reported OK"
 }
