@@ -51,7 +51,7 @@ mkdir -p "$build/demo"
 mpicc -O2 -o "$build/demo/hello" test/integration/ompi/hello.c
 "$tbc" mpirun --np 4 -- \
     --mca pml ob1 --mca btl self,tcp,tbrdma \
-    --mca mca_base_component_path "SYS_DEFAULT:$build/plugin/.libs" \
+    --mca opal_mca_base_component_path "SYS_DEFAULT:$build/plugin/.libs" \
     --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 \
     "$build/demo/hello" 2>&1 | grep -E 'tbrdma mesh:|hello' | sort -u
 

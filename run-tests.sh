@@ -76,24 +76,24 @@ run_dir()
     done
 }
 
-# Unit tests: each CUnit binary of make check counts as one test.
+# Unit tests: each test program of make check (CUnit suites, the plugin load check) counts as one.
 run_unit()
 {
-    local log="$logs/unit/make-check.log" f name rc
+    local log="$logs/unit/make-check.log" trs name rc f
     mkdir -p "$logs/unit"
     make -C build check -j2 >"$log" 2>&1
-    for f in build/test/unit/*.log; do
-        [ -f "$f" ] || continue
-        name=$(basename "$f" .log)
-        [ "$name" = test-suite ] && continue
-        rc=$(sed -n 's/^:test-result: //p' "build/test/unit/$name.trs" 2>/dev/null | head -1)
+    for trs in build/plugin/*.trs build/test/unit/*.trs; do
+        [ -f "$trs" ] || continue
+        name=$(basename "$trs" .trs)
+        f="${trs%.trs}.log"
+        rc=$(sed -n 's/^:test-result: //p' "$trs" | head -1)
         cp "$f" "$logs/unit/$name.log"
         case "$rc" in
         PASS) passed=$((passed + 1)); printf '  PASS  %-40s\n' "unit/$name" ;;
         SKIP) skipped=$((skipped + 1)); printf '  SKIP  %-40s\n' "unit/$name" ;;
         *) failed=$((failed + 1)); failures+=("unit/$name")
            printf '  FAIL  %-40s log %s\n' "unit/$name" "$logs/unit/$name.log"
-           grep -E 'FAILED|Assertion|failed' "$f" | head -10 | sed 's/^/        | /' ;;
+           grep -E 'FAILED|FAIL:|Assertion|failed' "$f" | head -10 | sed 's/^/        | /' ;;
         esac
     done
     if ! ls build/test/unit/*.trs >/dev/null 2>&1; then
@@ -123,14 +123,18 @@ if stage_wanted unit; then
     echo "== unit"
     run_unit
 fi
+# The 5.0 build comes first so that the version-guard tests can cross-load both builds.
+if stage_wanted ompi-5.0; then
+    echo "== ompi-5.0 (build in a Debian 13 chroot)"
+    run_test ompi-5.0 make-chroot 1200 test/ompi5/make-chroot.sh
+    run_test ompi-5.0 build 900 test/ompi5/build.sh
+fi
 if stage_wanted ompi-4.1; then
     echo "== ompi-4.1"
     run_test ompi-4.1 run-all 900 test/integration/ompi/run-all.sh 4.1
 fi
 if stage_wanted ompi-5.0; then
     echo "== ompi-5.0"
-    run_test ompi-5.0 make-chroot 1200 test/ompi5/make-chroot.sh
-    run_test ompi-5.0 build 900 test/ompi5/build.sh
     run_test ompi-5.0 run-all 900 test/integration/ompi/run-all.sh 5.0
 fi
 if stage_wanted netif; then

@@ -17,37 +17,75 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Headers that moved; use as `#include TBRDMA_EVENT_HEADER`. */
+#if BTL_VERSION >= 330
+#define TBRDMA_EVENT_HEADER "opal/util/event.h"
+#define TBRDMA_MUTEX_HEADER "opal/mca/threads/mutex.h"
+#else
+#define TBRDMA_EVENT_HEADER "opal/mca/event/event.h"
+#define TBRDMA_MUTEX_HEADER "opal/threads/mutex.h"
+#endif
+
+#include TBRDMA_MUTEX_HEADER
+
 #if BTL_VERSION >= 330
 /* 5.0: the modex macros call PMIx directly (link -lpmix); scopes are PMIx's own. */
 #include "opal/mca/pmix/pmix-internal.h"
-#include "opal/mca/threads/mutex.h"
 #define TBRDMA_MODEX_SCOPE PMIX_GLOBAL
 #else
 /* 4.1: the modex macros go through opal_pmix in libopen-pal. */
 #include "opal/mca/pmix/pmix.h"
-#include "opal/threads/mutex.h"
 #define TBRDMA_MODEX_SCOPE OPAL_PMIX_GLOBAL
 #endif
 
 /*
- * Both versions read help files from directories added with opal_show_help_add_dir() and
- * render them in the calling process (4.1: orte_show_help forwards the rendered text to
- * mpirun; 5.0: PMIx_Log). 6.x compiles help text into libopen-pal and ignores added
- * directories: if it is ever supported, this becomes 0 there and the wrapper falls back to
- * opal_output.
+ * Both versions read help files from directories added with opal_show_help_add_dir(), which
+ * the help wrapper (btl_tbrdma_output.c) uses to render its messages. 6.x compiles help text
+ * into libopen-pal and ignores added directories: if 6.x is ever supported, this becomes 0
+ * there and the wrapper prints plain "tbrdma: " lines.
  */
 #define TBRDMA_HAVE_SHOW_HELP_DIR 1
 
 /*
- * The receive callback changed signature in 5.0; tbrdma has no data path yet, so nothing
- * calls it. TBRDMA_RECV_CB_DESCRIPTOR says which form the future data path must use:
- * 1 = cbfunc(btl, const mca_btl_base_receive_descriptor_t *), 0 = cbfunc(btl, tag, des, cbdata).
+ * Flags 5.0 added (4.1 has no such capability: 0 there, so flag expressions compile on both).
+ * 4.1's CUDA_* flags are ACCELERATOR_* in 5.0; tbrdma uses neither.
  */
-#if BTL_VERSION >= 330
-#define TBRDMA_RECV_CB_DESCRIPTOR 1
+#ifdef MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
+#define TBRDMA_BTL_FLAGS_RDMA_REMOTE_COMPLETION MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
 #else
-#define TBRDMA_RECV_CB_DESCRIPTOR 0
+#define TBRDMA_BTL_FLAGS_RDMA_REMOTE_COMPLETION 0
 #endif
+
+/*
+ * Hands a received message to the upper layer registered for its tag: the one place that
+ * knows both receive-callback signatures (4.1: cbfunc(btl, tag, descriptor, cbdata); 5.0:
+ * cbfunc(btl, const receive descriptor *)). The segments are valid during the call only.
+ * Compiled for both versions; the data path (a later issue) is its caller.
+ */
+static inline void tbrdma_compat_deliver(mca_btl_base_module_t *btl,
+                                         struct mca_btl_base_endpoint_t *endpoint,
+                                         mca_btl_base_tag_t tag, mca_btl_base_segment_t *segments,
+                                         size_t nsegments)
+{
+    const mca_btl_active_message_callback_t *reg = &mca_btl_base_active_message_trigger[tag];
+#if BTL_VERSION >= 330
+    const mca_btl_base_receive_descriptor_t desc = {.endpoint = endpoint,
+                                                    .des_segments = segments,
+                                                    .des_segment_count = nsegments,
+                                                    .tag = tag,
+                                                    .cbdata = reg->cbdata};
+
+    reg->cbfunc(btl, &desc);
+#else
+    mca_btl_base_descriptor_t desc;
+
+    (void) endpoint; /* 4.1's descriptor has no endpoint */
+    memset(&desc, 0, sizeof(desc));
+    desc.des_segments = segments;
+    desc.des_segment_count = nsegments;
+    reg->cbfunc(btl, tag, &desc, reg->cbdata);
+#endif
+}
 
 /*
  * A peer's host name as a string the caller frees (NULL when out of memory): 4.1's

@@ -93,7 +93,7 @@ tb_mpirun()
     shift
     "$tbc" mpirun --np "$np" -- \
         --mca pml ob1 --mca btl self,tcp,tbrdma \
-        --mca mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
+        --mca opal_mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
         --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 "$@"
 }
 
