@@ -13,8 +13,9 @@
  * completes when its receiver does.
  *
  * Hot path: no system call and no lock (C11 atomics, vDSO clock). The only system calls are
- * the port-state re-read every TBSIM_LINK_RECHECK_NS and the one-time mapping of a peer's
- * receive file at connection.
+ * the port-state re-read every TBSIM_LINK_RECHECK_NS (env TBSIM_LINK_RECHECK_MS overrides it, so
+ * that sim_nosyscall.sh can count the hot path's system calls alone) and the one-time mapping of a
+ * peer's receive file at connection.
  */
 #include "tbsim_priv.h"
 
@@ -262,7 +263,7 @@ static void progress(struct tbsim_context *ctx)
 {
     uint64_t now = tbsim_now_ns();
 
-    if (now - ctx->link_checked_ns > TBSIM_LINK_RECHECK_NS || 0 == ctx->link_checked_ns) {
+    if (now - ctx->link_checked_ns > ctx->link_recheck_ns || 0 == ctx->link_checked_ns) {
         ctx->port_active = tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL);
         ctx->link_checked_ns = now;
     }

@@ -81,7 +81,8 @@ struct tbsim_context {
     struct tbsim_qp *qps[TBSIM_CTX_QP_MAX];
     struct tbsim_mr *mrs[TBSIM_MR_MAX]; /* by MR slot; lkey == slot + 1 */
     uint64_t link_checked_ns;
-    int port_active; /* cached for the data path */
+    uint64_t link_recheck_ns; /* TBSIM_LINK_RECHECK_NS, or env TBSIM_LINK_RECHECK_MS */
+    int port_active;          /* cached for the data path */
 };
 
 static inline struct tbsim_context *to_tctx(struct ibv_context *ctx)

@@ -172,6 +172,20 @@ static int ops_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
     return EOPNOTSUPP;
 }
 
+/* How often the data path re-reads the port state: TBSIM_LINK_RECHECK_MS, else 10 ms. */
+static uint64_t link_recheck_ns(void)
+{
+    const char *env = getenv("TBSIM_LINK_RECHECK_MS");
+    char *end;
+    unsigned long ms;
+
+    if (NULL == env || '\0' == env[0]) {
+        return TBSIM_LINK_RECHECK_NS;
+    }
+    ms = strtoul(env, &end, 10);
+    return ('\0' == *end && 0 < ms) ? (uint64_t) ms * 1000000ull : TBSIM_LINK_RECHECK_NS;
+}
+
 TBSIM_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
     struct tbsim_fabric *fab = fabric_get();
@@ -188,6 +202,7 @@ TBSIM_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     }
     ctx->fab = fab;
     ctx->dev = ((struct tbsim_device *) device)->dev;
+    ctx->link_recheck_ns = link_recheck_ns();
     ctx->ibv.device = device;
     ctx->ibv.cmd_fd = -1;
     ctx->ibv.async_fd = -1;

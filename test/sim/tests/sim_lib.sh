@@ -65,7 +65,7 @@ sim_cleanup()
         kill "$pid" 2>/dev/null || true
     done
     "$TBCLUSTER" down --prefix "$SIM_PREFIX" >/dev/null 2>&1 || true
-    rm -rf "$SIM_TMP"
+    [ -n "${SIM_KEEP:-}" ] || rm -rf "$SIM_TMP"
 }
 
 # Usage: sim_up TBCLUSTER-UP-ARGS...
