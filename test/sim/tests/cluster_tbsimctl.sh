@@ -95,10 +95,16 @@ check_running_process()
 {
     local pid
     cl_up --hosts 2 >/dev/null 2>&1
+    local comm=""
     "$TBCLUSTER" exec mac-b -- sleep 600 &
     pid=$!
-    cl_expect "a process runs in mac-b" "sleep" "$("$TBCLUSTER" exec mac-a -- sh -c \
-        "for p in \$(ip netns pids ${PREFIX}mac-b); do cat /proc/\$p/comm; done")"
+    # Wait (bounded) until the background exec has become a sleep inside mac-b.
+    for _ in $(seq 50); do
+        comm=$(for p in $(ip netns pids "${PREFIX}mac-b"); do cat "/proc/$p/comm"; done)
+        [ "$comm" = sleep ] && break
+        sleep 0.1
+    done
+    cl_expect "a process runs in mac-b" "sleep" "$comm"
     cl_check "down with a process still running in mac-b" "$TBCLUSTER" down
     cl_check_nothing_left "down with a running process"
     wait "$pid" 2>/dev/null
