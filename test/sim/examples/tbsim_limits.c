@@ -390,6 +390,31 @@ static void check_credits(struct ex_conn *c, struct ibv_mr *mr, int fd)
           "peer receive failed");
 }
 
+/*
+ * A send's completion is held back for at least one poll_cq call after the data left, so
+ * completions on a CQ shared by sends and receives come in no promised order (rxe reports a
+ * later receive before an earlier send; code that waits for "the send" must keep receives).
+ */
+static void check_send_cqe_held(struct ex_conn *c, struct ibv_mr *mr, int fd)
+{
+    struct peer_reply rep;
+    struct ibv_wc wc;
+    int first;
+
+    check(0 == peer_do(fd, OP_POST, 64, &rep) && 0 == rep.status,
+          "peer posts a receive (a credit is there before the send)", "side channel");
+    check(0 == post_small(c, mr, 21, IBV_SEND_SIGNALED), "post a signaled send", "post failed");
+    first = ibv_poll_cq(c->cq, 1, &wc);
+    check(0 == first, "the first poll_cq after the send reports no completion yet",
+          "its completion was visible at once");
+    check(1 == ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S) && 21 == wc.wr_id
+              && IBV_WC_SUCCESS == wc.status,
+          "a later poll_cq reports the send's completion (success)", "no completion");
+    peer_do(fd, OP_WAIT, 0, &rep);
+    check(IBV_WC_SUCCESS == rep.status && 64 == rep.byte_len, "the peer received that send",
+          "peer receive failed");
+}
+
 static int client(struct ex_conn *c, int fd, const struct ex_dest *peer)
 {
     struct ibv_mr *mr = NULL;
@@ -420,6 +445,7 @@ static int client(struct ex_conn *c, int fd, const struct ex_dest *peer)
     check_bad_sends(c, mr, big);
     check_frames(c, mr, fd);
     check_unsignaled(c, mr, fd);
+    check_send_cqe_held(c, mr, fd);
     check_credits(c, mr, fd);
     peer_do(fd, OP_QUIT, 0, &rep);
     ibv_dereg_mr(big);

@@ -66,6 +66,14 @@ struct run {
     uint8_t *rbuf;
     struct ibv_mr *smr;
     struct ibv_mr *rmr;
+    /*
+     * Receive completions that arrived while only a send was awaited (one CQ serves both
+     * queues and a provider may report them in either order: rxe reports the next round's
+     * receive before this round's send), kept in order until a round asks for them.
+     */
+    uint32_t early_len[EX_DEPTH];
+    unsigned early_head;
+    unsigned early_count;
 };
 
 static int usage(void)
@@ -203,11 +211,40 @@ static int send_post(struct run *r, uint32_t i, uint32_t len)
     return rc;
 }
 
-/* Waits until both the send and the receive of round i completed successfully. */
+/* Keeps a receive completion that came before it was asked for. */
+static int early_recv_keep(struct run *r, uint32_t len)
+{
+    if (EX_DEPTH == r->early_count) {
+        fprintf(stderr, "more than %d receive completions arrived unasked\n", EX_DEPTH);
+        return -1;
+    }
+    r->early_len[(r->early_head + r->early_count++) % EX_DEPTH] = len;
+    return 0;
+}
+
+/* Takes the oldest kept receive completion, if any: 1 taken (length in *len_p), 0 none. */
+static int early_recv_take(struct run *r, uint32_t *len_p)
+{
+    if (0 == r->early_count) {
+        return 0;
+    }
+    *len_p = r->early_len[r->early_head];
+    r->early_head = (r->early_head + 1) % EX_DEPTH;
+    r->early_count--;
+    return 1;
+}
+
+/*
+ * Waits until the awaited send and/or receive of a round completed successfully. Completions
+ * come in any order; a receive that nobody awaits yet is kept for the next round.
+ */
 static int round_wait(struct run *r, int want_send, int want_recv, uint32_t *len_p)
 {
     struct ibv_wc wc;
 
+    if (want_recv && early_recv_take(r, len_p)) {
+        want_recv = 0;
+    }
     while (want_send || want_recv) {
         if (0 != wait_one(r, &wc)) {
             return -1;
@@ -216,8 +253,12 @@ static int round_wait(struct run *r, int want_send, int want_recv, uint32_t *len
             if (!wc_ok(&wc, "receive")) {
                 return -1;
             }
-            *len_p = wc.byte_len;
-            want_recv = 0;
+            if (want_recv) {
+                *len_p = wc.byte_len;
+                want_recv = 0;
+            } else if (0 != early_recv_keep(r, wc.byte_len)) {
+                return -1;
+            }
         } else {
             if (!wc_ok(&wc, "send")) {
                 return -1;

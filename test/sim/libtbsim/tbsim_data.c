@@ -50,16 +50,49 @@ static uint8_t *rxq_data(struct tbsim_rxq *rxq, uint64_t index)
 
 /* ---- completion queue ------------------------------------------------------------------- */
 
-static void cq_push(struct ibv_cq *ibcq, const struct ibv_wc *wc)
+/*
+ * Queues a completion. A send's completion is held back for 1 to TBSIM_SEND_CQE_HOLD_MAX
+ * poll_cq calls (pseudo-random, deterministic per CQ), so a receive that arrives meanwhile is
+ * reported first: one CQ serving both queues gives no order between them (rxe reports the next
+ * round's receive before this round's send; Apple documents no order), and code that assumes
+ * one must fail here too. Send completions stay in order among themselves.
+ */
+static void cq_push(struct ibv_cq *ibcq, const struct ibv_wc *wc, int hold)
 {
     struct tbsim_cq *cq = to_tcq(ibcq);
 
-    if (cq->count == cq->size) {
+    if (cq->count + cq->nheld == cq->size) {
         cq->overflow = 1;
+        return;
+    }
+    if (hold) {
+        cq->held_polls[cq->nheld] = (uint8_t) (1 + mix64(++cq->held_seq) % TBSIM_SEND_CQE_HOLD_MAX);
+        cq->held[cq->nheld++] = *wc;
         return;
     }
     cq->ring[(cq->head + cq->count) % cq->size] = *wc;
     cq->count++;
+}
+
+/* End of a poll_cq call: every held send completion waits one poll less; the oldest ones
+ * whose wait is over become visible, in order. */
+static void cq_release_held(struct tbsim_cq *cq)
+{
+    uint32_t i, n = 0;
+
+    for (i = 0; i < cq->nheld; i++) {
+        cq->held_polls[i] -= (0 < cq->held_polls[i]) ? 1 : 0;
+    }
+    while (n < cq->nheld && 0 == cq->held_polls[n]) {
+        cq->ring[(cq->head + cq->count) % cq->size] = cq->held[n];
+        cq->count++;
+        n++;
+    }
+    if (0 < n) {
+        memmove(cq->held, cq->held + n, (cq->nheld - n) * sizeof(*cq->held));
+        memmove(cq->held_polls, cq->held_polls + n, cq->nheld - n);
+        cq->nheld -= n;
+    }
 }
 
 static void wc_fill(struct ibv_wc *wc, struct tbsim_qp *qp, uint64_t wr_id,
@@ -213,7 +246,7 @@ static void send_complete(struct tbsim_qp *qp, struct tbsim_swr *wr, enum ibv_wc
     qp->sq_sent++;
     if (wr->signaled || IBV_WC_SUCCESS != st) {
         wc_fill(&wc, qp, wr->wr_id, st, IBV_WC_SEND, wr->len);
-        cq_push(qp->ibv.send_cq, &wc);
+        cq_push(qp->ibv.send_cq, &wc, 1);
         qp->sq_retired = qp->sq_sent; /* frees this WR and the unsignaled ones before it */
     }
 }
@@ -254,7 +287,7 @@ static void progress_recv(struct tbsim_qp *qp, uint64_t now)
         } else {
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0);
         }
-        cq_push(qp->ibv.recv_cq, &wc);
+        cq_push(qp->ibv.recv_cq, &wc, 0);
         qp->rq_done++;
     }
 }
@@ -404,5 +437,6 @@ int tbsim_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
         cq->head = (cq->head + 1) % cq->size;
         cq->count--;
     }
+    cq_release_held(cq);
     return n;
 }

@@ -15,11 +15,12 @@
 #include "tbsim_net.h"
 #include "tbsim_shm.h"
 
-#define TBSIM_LINK_RECHECK_NS 10000000ull /* data path re-reads the port state every 10 ms */
-#define TBSIM_CTX_QP_MAX      (2 * TBSIM_QP_MAX)
-#define TBSIM_CQE_MAX         65536
-#define TBSIM_LINK_LAYER      100 /* Apple's IBV_LINK_LAYER_THUNDERBOLT */
-#define TBSIM_ERRNO_PORT_DOWN ENXIO
+#define TBSIM_LINK_RECHECK_NS   10000000ull /* data path re-reads the port state every 10 ms */
+#define TBSIM_SEND_CQE_HOLD_MAX 64 /* a send completion waits 1..64 poll_cq calls (see cq_push) */
+#define TBSIM_CTX_QP_MAX        (2 * TBSIM_QP_MAX)
+#define TBSIM_CQE_MAX           65536
+#define TBSIM_LINK_LAYER        100 /* Apple's IBV_LINK_LAYER_THUNDERBOLT */
+#define TBSIM_ERRNO_PORT_DOWN   ENXIO
 
 struct tbsim_device {
     struct ibv_device ibv;
@@ -37,7 +38,11 @@ struct tbsim_cq {
     uint32_t size;
     uint32_t head;
     uint32_t count;
-    int overflow; /* a completion found the ring full: the CQ is dead (see README) */
+    struct ibv_wc *held; /* send completions not yet visible (see cq_push), FIFO */
+    uint8_t *held_polls; /* per held completion: poll_cq calls it still waits */
+    uint32_t nheld;
+    uint64_t held_seq; /* completions held so far: seeds the wait */
+    int overflow;      /* a completion found the ring full: the CQ is dead (see README) */
 };
 
 struct tbsim_swr {

@@ -425,22 +425,44 @@ TBSIM_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, 
         return NULL;
     }
     cq = calloc(1, sizeof(*cq));
-    if (NULL == cq || NULL == (cq->ring = calloc((size_t) cqe, sizeof(struct ibv_wc)))) {
-        free(cq);
-        errno = ENOMEM;
-        return NULL;
+    if (NULL == cq) {
+        goto err_nomem;
+    }
+    cq->ring = calloc((size_t) cqe, sizeof(struct ibv_wc));
+    if (NULL == cq->ring) {
+        goto err_free_cq;
+    }
+    cq->held = calloc((size_t) cqe, sizeof(struct ibv_wc));
+    if (NULL == cq->held) {
+        goto err_free_ring;
+    }
+    cq->held_polls = calloc((size_t) cqe, 1);
+    if (NULL == cq->held_polls) {
+        goto err_free_held;
     }
     cq->size = (uint32_t) cqe;
     cq->ibv.context = context;
     cq->ibv.cq_context = cq_context;
     cq->ibv.cqe = cqe;
     return &cq->ibv;
+
+err_free_held:
+    free(cq->held);
+err_free_ring:
+    free(cq->ring);
+err_free_cq:
+    free(cq);
+err_nomem:
+    errno = ENOMEM;
+    return NULL;
 }
 
 TBSIM_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
     struct tbsim_cq *cq = to_tcq(ibcq);
 
+    free(cq->held_polls);
+    free(cq->held);
     free(cq->ring);
     free(cq);
     return 0;
