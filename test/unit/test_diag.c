@@ -6,6 +6,8 @@
 #include "tbrdma_diag.h"
 #include "tbrdma_gid.h"
 
+#include "ut_run.h"
+
 #include <CUnit/Basic.h>
 #include <string.h>
 
@@ -236,35 +238,22 @@ static void test_diag_message_truncation(void)
     CU_ASSERT(0 == strncmp(small, full, 9));
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_diag_port_ok),
+    TBRDMA_UT_TEST(test_diag_port_order),
+    TBRDMA_UT_TEST(test_diag_name_all),
+    TBRDMA_UT_TEST(test_diag_message_bridged),
+    TBRDMA_UT_TEST(test_diag_message_port_down),
+    TBRDMA_UT_TEST(test_diag_message_no_interface),
+    TBRDMA_UT_TEST(test_diag_message_no_ipv4),
+    TBRDMA_UT_TEST(test_diag_message_no_mapped_gid),
+    TBRDMA_UT_TEST(test_diag_message_no_library),
+    TBRDMA_UT_TEST(test_diag_message_no_devices),
+    TBRDMA_UT_TEST(test_diag_message_truncation),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    CU_pSuite suite;
-    unsigned int failures;
-
-    if (CUE_SUCCESS != CU_initialize_registry()) {
-        return 99;
-    }
-    suite = CU_add_suite("tbrdma_diag", NULL, NULL);
-    if (NULL == suite) {
-        CU_cleanup_registry();
-        return 99;
-    }
-    CU_ADD_TEST(suite, test_diag_port_ok);
-    CU_ADD_TEST(suite, test_diag_port_order);
-    CU_ADD_TEST(suite, test_diag_name_all);
-    CU_ADD_TEST(suite, test_diag_message_bridged);
-    CU_ADD_TEST(suite, test_diag_message_port_down);
-    CU_ADD_TEST(suite, test_diag_message_no_interface);
-    CU_ADD_TEST(suite, test_diag_message_no_ipv4);
-    CU_ADD_TEST(suite, test_diag_message_no_mapped_gid);
-    CU_ADD_TEST(suite, test_diag_message_no_library);
-    CU_ADD_TEST(suite, test_diag_message_no_devices);
-    CU_ADD_TEST(suite, test_diag_message_truncation);
-
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    /* 1, not the count: 77 and 99 mean skip and hard error to automake, and 256 wraps to 0. */
-    return (0 == failures) ? 0 : 1;
+    return tbrdma_ut_run("tbrdma_diag", tests);
 }

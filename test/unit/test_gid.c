@@ -4,6 +4,8 @@
  */
 #include "tbrdma_gid.h"
 
+#include "ut_run.h"
+
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <string.h>
@@ -131,32 +133,19 @@ static void test_ipv4_to_string_cases(void)
     CU_ASSERT(-ENOSPC == tbrdma_ipv4_to_string(0, buf, 0));
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_gid_from_ipv4_roundtrip),
+    TBRDMA_UT_TEST(test_gid_is_ipv4_mapped_rejects_others),
+    TBRDMA_UT_TEST(test_gid_to_string_rfc5952),
+    TBRDMA_UT_TEST(test_gid_to_string_nospace),
+    TBRDMA_UT_TEST(test_gid_parse_invalid),
+    TBRDMA_UT_TEST(test_gid_find_ipv4_mapped_apple_table),
+    TBRDMA_UT_TEST(test_gid_find_ipv4_mapped_several),
+    TBRDMA_UT_TEST(test_ipv4_to_string_cases),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    CU_pSuite suite;
-    unsigned int failures;
-
-    if (CUE_SUCCESS != CU_initialize_registry()) {
-        return 99;
-    }
-    suite = CU_add_suite("tbrdma_gid", NULL, NULL);
-    if (NULL == suite) {
-        CU_cleanup_registry();
-        return 99;
-    }
-    CU_ADD_TEST(suite, test_gid_from_ipv4_roundtrip);
-    CU_ADD_TEST(suite, test_gid_is_ipv4_mapped_rejects_others);
-    CU_ADD_TEST(suite, test_gid_to_string_rfc5952);
-    CU_ADD_TEST(suite, test_gid_to_string_nospace);
-    CU_ADD_TEST(suite, test_gid_parse_invalid);
-    CU_ADD_TEST(suite, test_gid_find_ipv4_mapped_apple_table);
-    CU_ADD_TEST(suite, test_gid_find_ipv4_mapped_several);
-    CU_ADD_TEST(suite, test_ipv4_to_string_cases);
-
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    /* 1, not the count: 77 and 99 mean skip and hard error to automake, and 256 wraps to 0. */
-    return (0 == failures) ? 0 : 1;
+    return tbrdma_ut_run("tbrdma_gid", tests);
 }

@@ -7,6 +7,8 @@
 #include "tbrdma_gid.h"
 #include "tbrdma_mesh.h"
 
+#include "ut_run.h"
+
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <stdio.h>
@@ -481,45 +483,32 @@ static void test_mesh_describe_duplicate(void)
     CU_ASSERT_STRING_EQUAL(text, "mac-a rdma_en3 <-> mac-b rdma_en4 (1 of 2 cables)\n");
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_mesh_solve_full_2_to_8_hosts),
+    TBRDMA_UT_TEST(test_mesh_solve_single_host),
+    TBRDMA_UT_TEST(test_mesh_solve_missing_one),
+    TBRDMA_UT_TEST(test_mesh_solve_missing_several),
+    TBRDMA_UT_TEST(test_mesh_solve_duplicate_cables),
+    TBRDMA_UT_TEST(test_mesh_solve_duplicate_cables_order_independent),
+    TBRDMA_UT_TEST(test_mesh_solve_linklocal_without_spec),
+    TBRDMA_UT_TEST(test_mesh_solve_linklocal_two_hosts),
+    TBRDMA_UT_TEST(test_mesh_solve_same_host_subnet),
+    TBRDMA_UT_TEST(test_mesh_solve_linklocal_with_mesh_file),
+    TBRDMA_UT_TEST(test_mesh_solve_linklocal_partial_spec),
+    TBRDMA_UT_TEST(test_mesh_solve_linklocal_spec_missing_cable),
+    TBRDMA_UT_TEST(test_mesh_solve_mlx_hostfile),
+    TBRDMA_UT_TEST(test_mesh_solve_spec_unknown_device),
+    TBRDMA_UT_TEST(test_mesh_solve_spec_unpublished_linklocal),
+    TBRDMA_UT_TEST(test_mesh_solve_spec_other_hosts_and_short_names),
+    TBRDMA_UT_TEST(test_mesh_solve_spec_and_subnets),
+    TBRDMA_UT_TEST(test_mesh_solve_err_truncation),
+    TBRDMA_UT_TEST(test_mesh_solve_invalid_hosts),
+    TBRDMA_UT_TEST(test_mesh_describe_lines),
+    TBRDMA_UT_TEST(test_mesh_describe_duplicate),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    CU_pSuite suite;
-    unsigned int failures;
-
-    if (CUE_SUCCESS != CU_initialize_registry()) {
-        return 99;
-    }
-    suite = CU_add_suite("tbrdma_mesh", NULL, NULL);
-    if (NULL == suite) {
-        CU_cleanup_registry();
-        return 99;
-    }
-    CU_ADD_TEST(suite, test_mesh_solve_full_2_to_8_hosts);
-    CU_ADD_TEST(suite, test_mesh_solve_single_host);
-    CU_ADD_TEST(suite, test_mesh_solve_missing_one);
-    CU_ADD_TEST(suite, test_mesh_solve_missing_several);
-    CU_ADD_TEST(suite, test_mesh_solve_duplicate_cables);
-    CU_ADD_TEST(suite, test_mesh_solve_duplicate_cables_order_independent);
-    CU_ADD_TEST(suite, test_mesh_solve_linklocal_without_spec);
-    CU_ADD_TEST(suite, test_mesh_solve_linklocal_two_hosts);
-    CU_ADD_TEST(suite, test_mesh_solve_same_host_subnet);
-    CU_ADD_TEST(suite, test_mesh_solve_linklocal_with_mesh_file);
-    CU_ADD_TEST(suite, test_mesh_solve_linklocal_partial_spec);
-    CU_ADD_TEST(suite, test_mesh_solve_linklocal_spec_missing_cable);
-    CU_ADD_TEST(suite, test_mesh_solve_mlx_hostfile);
-    CU_ADD_TEST(suite, test_mesh_solve_spec_unknown_device);
-    CU_ADD_TEST(suite, test_mesh_solve_spec_unpublished_linklocal);
-    CU_ADD_TEST(suite, test_mesh_solve_spec_other_hosts_and_short_names);
-    CU_ADD_TEST(suite, test_mesh_solve_spec_and_subnets);
-    CU_ADD_TEST(suite, test_mesh_solve_err_truncation);
-    CU_ADD_TEST(suite, test_mesh_solve_invalid_hosts);
-    CU_ADD_TEST(suite, test_mesh_describe_lines);
-    CU_ADD_TEST(suite, test_mesh_describe_duplicate);
-
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    /* 1, not the count: 77 and 99 mean skip and hard error to automake, and 256 wraps to 0. */
-    return (0 == failures) ? 0 : 1;
+    return tbrdma_ut_run("tbrdma_mesh", tests);
 }

@@ -5,6 +5,8 @@
  */
 #include "tbrdma_mesh.h"
 
+#include "ut_run.h"
+
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <stdio.h>
@@ -219,32 +221,19 @@ static void test_mesh_spec_parse_err_truncation(void)
     CU_ASSERT(-EINVAL == tbrdma_mesh_spec_parse(NULL, &spec, NULL, 0));
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_mesh_spec_parse_lines),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_empty),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_line_errors),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_mlx_example),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_mlx_arrays),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_mlx_inconsistent),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_json_malformed),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_err_truncation),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    CU_pSuite suite;
-    unsigned int failures;
-
-    if (CUE_SUCCESS != CU_initialize_registry()) {
-        return 99;
-    }
-    suite = CU_add_suite("tbrdma_mesh_spec", NULL, NULL);
-    if (NULL == suite) {
-        CU_cleanup_registry();
-        return 99;
-    }
-    CU_ADD_TEST(suite, test_mesh_spec_parse_lines);
-    CU_ADD_TEST(suite, test_mesh_spec_parse_empty);
-    CU_ADD_TEST(suite, test_mesh_spec_parse_line_errors);
-    CU_ADD_TEST(suite, test_mesh_spec_parse_mlx_example);
-    CU_ADD_TEST(suite, test_mesh_spec_parse_mlx_arrays);
-    CU_ADD_TEST(suite, test_mesh_spec_parse_mlx_inconsistent);
-    CU_ADD_TEST(suite, test_mesh_spec_parse_json_malformed);
-    CU_ADD_TEST(suite, test_mesh_spec_parse_err_truncation);
-
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    /* 1, not the count: 77 and 99 mean skip and hard error to automake, and 256 wraps to 0. */
-    return (0 == failures) ? 0 : 1;
+    return tbrdma_ut_run("tbrdma_mesh_spec", tests);
 }

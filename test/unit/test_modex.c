@@ -7,6 +7,8 @@
 #include "tbrdma_gid.h"
 #include "tbrdma_modex.h"
 
+#include "ut_run.h"
+
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <stdio.h>
@@ -377,37 +379,24 @@ static void test_modex_port_from_info_copies(void)
     CU_ASSERT(TBRDMA_LINK_LAYER_THUNDERBOLT == port.link_layer);
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_modex_roundtrip_zero_ports),
+    TBRDMA_UT_TEST(test_modex_roundtrip_one_port),
+    TBRDMA_UT_TEST(test_modex_roundtrip_max_ports),
+    TBRDMA_UT_TEST(test_modex_encode_layout),
+    TBRDMA_UT_TEST(test_modex_encode_invalid),
+    TBRDMA_UT_TEST(test_modex_decode_every_truncation),
+    TBRDMA_UT_TEST(test_modex_decode_length_bitflips),
+    TBRDMA_UT_TEST(test_modex_decode_foreign_version),
+    TBRDMA_UT_TEST(test_modex_decode_wrong_magic),
+    TBRDMA_UT_TEST(test_modex_decode_oversized_names),
+    TBRDMA_UT_TEST(test_modex_decode_bad_values),
+    TBRDMA_UT_TEST(test_modex_decode_trailing_bytes),
+    TBRDMA_UT_TEST(test_modex_port_from_info_copies),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    CU_pSuite suite;
-    unsigned int failures;
-
-    if (CUE_SUCCESS != CU_initialize_registry()) {
-        return 99;
-    }
-    suite = CU_add_suite("tbrdma_modex", NULL, NULL);
-    if (NULL == suite) {
-        CU_cleanup_registry();
-        return 99;
-    }
-    CU_ADD_TEST(suite, test_modex_roundtrip_zero_ports);
-    CU_ADD_TEST(suite, test_modex_roundtrip_one_port);
-    CU_ADD_TEST(suite, test_modex_roundtrip_max_ports);
-    CU_ADD_TEST(suite, test_modex_encode_layout);
-    CU_ADD_TEST(suite, test_modex_encode_invalid);
-    CU_ADD_TEST(suite, test_modex_decode_every_truncation);
-    CU_ADD_TEST(suite, test_modex_decode_length_bitflips);
-    CU_ADD_TEST(suite, test_modex_decode_foreign_version);
-    CU_ADD_TEST(suite, test_modex_decode_wrong_magic);
-    CU_ADD_TEST(suite, test_modex_decode_oversized_names);
-    CU_ADD_TEST(suite, test_modex_decode_bad_values);
-    CU_ADD_TEST(suite, test_modex_decode_trailing_bytes);
-    CU_ADD_TEST(suite, test_modex_port_from_info_copies);
-
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    /* 1, not the count: 77 and 99 mean skip and hard error to automake, and 256 wraps to 0. */
-    return (0 == failures) ? 0 : 1;
+    return tbrdma_ut_run("tbrdma_modex", tests);
 }

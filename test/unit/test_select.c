@@ -4,6 +4,8 @@
  */
 #include "tbrdma_select.h"
 
+#include "ut_run.h"
+
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <string.h>
@@ -78,30 +80,17 @@ static void test_select_validate_both_set(void)
     CU_ASSERT(-EINVAL == tbrdma_select_validate("rdma_en2", "en3", NULL, 0));
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_select_device_empty_lists_select_all),
+    TBRDMA_UT_TEST(test_select_device_include),
+    TBRDMA_UT_TEST(test_select_device_exclude),
+    TBRDMA_UT_TEST(test_select_device_globs),
+    TBRDMA_UT_TEST(test_select_validate_one_list),
+    TBRDMA_UT_TEST(test_select_validate_both_set),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    CU_pSuite suite;
-    unsigned int failures;
-
-    if (CUE_SUCCESS != CU_initialize_registry()) {
-        return 99;
-    }
-    suite = CU_add_suite("tbrdma_select", NULL, NULL);
-    if (NULL == suite) {
-        CU_cleanup_registry();
-        return 99;
-    }
-    CU_ADD_TEST(suite, test_select_device_empty_lists_select_all);
-    CU_ADD_TEST(suite, test_select_device_include);
-    CU_ADD_TEST(suite, test_select_device_exclude);
-    CU_ADD_TEST(suite, test_select_device_globs);
-    CU_ADD_TEST(suite, test_select_validate_one_list);
-    CU_ADD_TEST(suite, test_select_validate_both_set);
-
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    /* 1, not the count: 77 and 99 mean skip and hard error to automake, and 256 wraps to 0. */
-    return (0 == failures) ? 0 : 1;
+    return tbrdma_ut_run("tbrdma_select", tests);
 }

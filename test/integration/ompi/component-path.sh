@@ -22,8 +22,8 @@ check_run()
 {
     local name=$1 out=$IT_TMP/$1.out opened
     opened=$(grep -c 'components_open: component tbrdma open function successful' "$out")
-    it_check "$name: tbrdma opened in both ranks ($opened of 2)" [ "$opened" = 2 ]
-    if ! it_check "$name: no complaint about the component path" it_lacks "$out" "$IT_NOISE"
+    check "$name: tbrdma opened in both ranks ($opened of 2)" [ "$opened" = 2 ]
+    if ! check "$name: no complaint about the component path" it_lacks "$out" "$IT_NOISE"
     then
         it_show "$out" "$IT_NOISE"
     fi
@@ -37,9 +37,9 @@ check_ompi_info()
     it_run env "$@" ompi_info >"$out" 2>&1
     rc=$?
     echo "-- $name: $* ompi_info: exit $rc"
-    it_check "$name: ompi_info exits 0 (exit $rc)" [ "$rc" = 0 ]
-    it_check "$name: ompi_info lists 'MCA btl: tbrdma'" it_has "$out" 'MCA btl: tbrdma \('
-    it_check "$name: ompi_info does not complain about the path" it_lacks "$out" "$IT_NOISE"
+    check "$name: ompi_info exits 0 (exit $rc)" [ "$rc" = 0 ]
+    check "$name: ompi_info lists 'MCA btl: tbrdma'" it_has "$out" 'MCA btl: tbrdma \('
+    check "$name: ompi_info does not complain about the path" it_lacks "$out" "$IT_NOISE"
 }
 
 check_mpirun_mca()
@@ -80,7 +80,7 @@ main()
     check_mpirun_mca
     check_environment
     check_params_file
-    it_finish
+    finish
 }
 
 main "$@"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 #
 # Shared part of the Open MPI integration tests (ompi-info.sh, mpirun.sh, version-guard.sh):
-# the Open MPI "flavour" a test runs against, and check/skip/report helpers.
+# the Open MPI "flavour" a test runs against and how to run in it. The verdict helpers (check,
+# skip, fatal, finish, ...) come from test/lib/check.sh.
 #
 # Flavours (first argument of a test, else $TBRDMA_OMPI_FLAVOUR, else 4.1):
 #   4.1  the host's Open MPI (Debian 12: 4.1.4); plugin build dir <repo>/build
@@ -13,56 +14,14 @@
 # Tests exit 0 pass, 1 fail, 77 skip, and print one "ok:" or "FAIL:" line per check.
 
 # shellcheck disable=SC2034 # (the variables are used by the tests that source this file)
+# shellcheck source=../../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/check.sh"
+
 IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IT_REPO=$(cd "$IT_DIR/../../.." && pwd)
-IT_FAILS=0
-IT_CHECKS=0
 IT_TIMEOUT=${TBRDMA_IT_TIMEOUT:-300}
 IT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-ompi-it.XXXXXX")
 trap 'rm -rf "$IT_TMP"' EXIT
-
-it_skip()
-{
-    echo "skip: $*"
-    exit 77
-}
-
-it_fatal()
-{
-    echo "FAIL: $*"
-    exit 1
-}
-
-# it_check DESCRIPTION COMMAND...: run COMMAND, print ok/FAIL with DESCRIPTION, count it.
-it_check()
-{
-    local what=$1
-    shift
-    IT_CHECKS=$((IT_CHECKS + 1))
-    if "$@"; then
-        echo "ok: $what"
-        return 0
-    fi
-    echo "FAIL: $what"
-    IT_FAILS=$((IT_FAILS + 1))
-    return 1
-}
-
-# Exit with the verdict of the checks made so far.
-it_finish()
-{
-    local name
-    name=$(basename "$0" .sh)
-    if [ "$IT_CHECKS" = 0 ]; then
-        it_fatal "$name ($IT_FLAVOUR): no check was made"
-    fi
-    if [ "$IT_FAILS" != 0 ]; then
-        echo "$name ($IT_FLAVOUR): $IT_FAILS of $IT_CHECKS checks failed"
-        exit 1
-    fi
-    echo "$name ($IT_FLAVOUR): all $IT_CHECKS checks passed"
-    exit 0
-}
 
 # Run a command in the flavour's environment (host or chroot).
 it_run()
@@ -70,7 +29,8 @@ it_run()
     "${IT_WRAP[@]}" "$@"
 }
 
-# Set IT_FLAVOUR, IT_WRAP, IT_BUILD, IT_OTHER_BUILD, IT_API, IT_MPIRUN_EXTRA from flavour $1.
+# Set IT_FLAVOUR, IT_WRAP, IT_BUILD, IT_OTHER_BUILD, IT_API, IT_MPIRUN_EXTRA from flavour $1, and
+# CHECK_NAME, the name finish reports: "TEST (FLAVOUR)".
 it_flavour()
 {
     IT_FLAVOUR=${1:-${TBRDMA_OMPI_FLAVOUR:-4.1}}
@@ -107,6 +67,7 @@ it_flavour()
     if [ -n "${TBRDMA_OMPI_WRAP:-}" ]; then
         read -r -a IT_WRAP <<<"$TBRDMA_OMPI_WRAP"
     fi
+    CHECK_NAME="$(basename "$0" .sh) ($IT_FLAVOUR)"
     IT_LIBS=$IT_BUILD/plugin/.libs
     IT_OTHER_LIBS=$IT_OTHER_BUILD/plugin/.libs
     echo "flavour $IT_FLAVOUR: plugin $IT_LIBS/mca_btl_tbrdma.so, run through" \
@@ -119,12 +80,12 @@ it_require_ompi()
     local version
     local stamp=${TBRDMA_OMPI5_CHROOT:-$IT_REPO/build/ompi5/chroot}/.tbrdma-chroot-ok
     if [ "$IT_FLAVOUR" = 5.0 ] && [ ! -f "$stamp" ]; then
-        it_skip "no Open MPI 5.0 chroot (run test/ompi5/make-chroot.sh)"
+        skip "no Open MPI 5.0 chroot (run test/ompi5/make-chroot.sh)"
     fi
     version=$(it_run ompi_info --version 2>&1 | head -n 1)
     case "$version" in
     "Open MPI v$IT_FLAVOUR."*) echo "ompi_info --version: $version" ;;
-    *) it_skip "flavour $IT_FLAVOUR: ompi_info --version printed '$version'" ;;
+    *) skip "flavour $IT_FLAVOUR: ompi_info --version printed '$version'" ;;
     esac
 }
 
@@ -133,9 +94,9 @@ it_require_plugin()
 {
     if [ ! -f "$IT_LIBS/mca_btl_tbrdma.so" ]; then
         if [ "$IT_FLAVOUR" = 5.0 ]; then
-            it_skip "$IT_LIBS/mca_btl_tbrdma.so not built (run test/ompi5/build.sh)"
+            skip "$IT_LIBS/mca_btl_tbrdma.so not built (run test/ompi5/build.sh)"
         fi
-        it_skip "$IT_LIBS/mca_btl_tbrdma.so not built (run ./build.sh)"
+        skip "$IT_LIBS/mca_btl_tbrdma.so not built (run ./build.sh)"
     fi
 }
 
@@ -148,7 +109,7 @@ it_hello()
     if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
         mkdir -p "$(dirname "$bin")"
         if ! it_run mpicc -std=gnu99 -O2 -Wall -Wextra -o "$bin" "$src" >&2; then
-            it_fatal "mpicc of $src failed"
+            fatal "mpicc of $src failed"
         fi
     fi
     echo "$bin"
@@ -174,8 +135,8 @@ it_mpirun_hello()
     cat "$IT_TMP/$name.stdout" "$IT_TMP/$name.err" >"$IT_TMP/$name.out"
     echo "-- $name: ${vars[*]} mpirun ... $* hello: exit $rc"
     ok=$(grep -Ec '^hello: rank [01] of 2 OK$' "$IT_TMP/$name.stdout")
-    it_check "$name: mpirun exits 0 (exit $rc)" [ "$rc" = 0 ]
-    if ! it_check "$name: both ranks print 'hello: rank R of 2 OK' ($ok of 2)" [ "$ok" = 2 ]; then
+    check "$name: mpirun exits 0 (exit $rc)" [ "$rc" = 0 ]
+    if ! check "$name: both ranks print 'hello: rank R of 2 OK' ($ok of 2)" [ "$ok" = 2 ]; then
         sed 's/^/    | /' "$IT_TMP/$name.out" | head -n 30
     fi
 }

@@ -28,7 +28,7 @@ run_hello()
 check_default()
 {
     run_hello default
-    if ! it_check "default: no output mentions tbrdma" it_lacks "$IT_TMP/default.out" tbrdma; then
+    if ! check "default: no output mentions tbrdma" it_lacks "$IT_TMP/default.out" tbrdma; then
         it_show "$IT_TMP/default.out" tbrdma
     fi
 }
@@ -38,9 +38,9 @@ check_loaded()
     local out=$IT_TMP/loaded.out
     run_hello loaded --mca btl_base_verbose 10
     it_show "$out" 'component tbrdma'
-    it_check "loaded: framework opened tbrdma ('component tbrdma open function successful')" \
+    check "loaded: framework opened tbrdma ('component tbrdma open function successful')" \
         it_has "$out" 'components_open: component tbrdma open function successful'
-    it_check "loaded: framework called tbrdma's init ('initializing btl component tbrdma')" \
+    check "loaded: framework called tbrdma's init ('initializing btl component tbrdma')" \
         it_has "$out" 'select: initializing btl component tbrdma'
 }
 
@@ -49,7 +49,7 @@ check_verbose_reason()
     local out=$IT_TMP/verbose.out
     run_hello verbose --mca btl_tbrdma_verbose 1
     it_show "$out" tbrdma
-    it_check "verbose: a tbrdma line says why it declined (no device / no library)" \
+    check "verbose: a tbrdma line says why it declined (no device / no library)" \
         it_has "$out" 'tbrdma.*(no (rdma |verbs )?devices?|librar|not (found|available|loaded))'
 }
 
@@ -58,7 +58,7 @@ check_bad_library()
     local out=$IT_TMP/badlib.out
     run_hello badlib --mca btl_tbrdma_verbs_lib "$IT_BAD_LIB" --mca btl_tbrdma_verbose 1
     it_show "$out" "tbrdma|$IT_BAD_LIB"
-    it_check "badlib: a line names $IT_BAD_LIB" it_has "$out" "$IT_BAD_LIB"
+    check "badlib: a line names $IT_BAD_LIB" it_has "$out" "$IT_BAD_LIB"
 }
 
 main()
@@ -71,7 +71,7 @@ main()
     check_loaded
     check_verbose_reason
     check_bad_library
-    it_finish
+    finish
 }
 
 main "$@"

@@ -51,11 +51,11 @@ check_listing()
     local out=$IT_TMP/human rc api=${IT_API//./\\.} version=${IT_FLAVOUR//./\\.}
     ompi_info_tbrdma --param btl tbrdma --level 9 >"$out" 2>&1
     rc=$?
-    it_check "ompi_info --param btl tbrdma --level 9 exits 0 (exit $rc)" [ "$rc" = 0 ]
+    check "ompi_info --param btl tbrdma --level 9 exits 0 (exit $rc)" [ "$rc" = 0 ]
     it_show "$out" 'MCA btl: tbrdma'
-    it_check "lists 'MCA btl: tbrdma (MCA v2.1.0, API v$IT_API, Component v$IT_FLAVOUR.x)'" \
+    check "lists 'MCA btl: tbrdma (MCA v2.1.0, API v$IT_API, Component v$IT_FLAVOUR.x)'" \
         it_has "$out" "MCA btl: tbrdma \\(MCA v2\\.1\\.0, API v$api, Component v$version\\."
-    it_check "no component load error reported" \
+    check "no component load error reported" \
         it_lacks "$out" 'unable to be opened|was not found|does not match filename'
 }
 
@@ -72,7 +72,7 @@ check_params()
         printf '    %-40s %.70s\n' "$name" "$help"
         [ -n "${help// /}" ] || nohelp="$nohelp $name"
     done
-    it_check "every listed parameter has a help string (without:${nohelp:- none})" \
+    check "every listed parameter has a help string (without:${nohelp:- none})" \
         [ -z "$nohelp" ]
     check_required "$names"
     check_documented "$names" "$out"
@@ -85,7 +85,7 @@ check_required()
     for name in $IT_REQUIRED_PARAMS; do
         echo "$names" | grep -qx "$name" || missing="$missing $name"
     done
-    it_check "the required parameters are listed (missing:${missing:- none})" [ -z "$missing" ]
+    check "the required parameters are listed (missing:${missing:- none})" [ -z "$missing" ]
 }
 
 # docs/params.md and ompi_info agree: same parameter set for this flavour, same levels.
@@ -111,11 +111,11 @@ check_documented()
         echo "$doc" | grep -q "^$name " || undocumented="$undocumented $name"
     done
     echo "docs/params.md rows for $IT_FLAVOUR: $(echo "$doc" | wc -l)"
-    it_check "every parameter documented for $IT_FLAVOUR is listed (missing:${missing:- none})" \
+    check "every parameter documented for $IT_FLAVOUR is listed (missing:${missing:- none})" \
         [ -z "$missing" ]
-    it_check "every listed parameter is documented (undocumented:${undocumented:- none})" \
+    check "every listed parameter is documented (undocumented:${undocumented:- none})" \
         [ -z "$undocumented" ]
-    it_check "documented levels match ompi_info (mismatches:${badlevel:- none})" [ -z "$badlevel" ]
+    check "documented levels match ompi_info (mismatches:${badlevel:- none})" [ -z "$badlevel" ]
 }
 
 main()
@@ -125,7 +125,7 @@ main()
     it_require_plugin
     check_listing
     check_params
-    it_finish
+    finish
 }
 
 main "$@"

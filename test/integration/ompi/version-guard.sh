@@ -58,9 +58,9 @@ guard_regex()
 check_declined()
 {
     local name=$1 out=$2 rc=$3
-    it_check "$name: ompi_info exits 0, no crash (exit $rc)" [ "$rc" = 0 ]
-    it_check "$name: no 'MCA btl: tbrdma' component listed" it_lacks "$out" 'MCA btl: tbrdma'
-    it_check "$name: no crash report (segfault, signal, abort)" \
+    check "$name: ompi_info exits 0, no crash (exit $rc)" [ "$rc" = 0 ]
+    check "$name: no 'MCA btl: tbrdma' component listed" it_lacks "$out" 'MCA btl: tbrdma'
+    check "$name: no crash report (segfault, signal, abort)" \
         it_lacks "$out" \
         'Segmentation fault|Process received signal|core dumped|Aborted'
 }
@@ -79,7 +79,7 @@ check_plain()
         echo "plain: declined by the loader before the guard could run:"
         it_show "$out" 'mca_btl_tbrdma|libopen-pal|not found|cannot open'
     fi
-    it_check "plain: the decline is explained (guard line, or a load error naming mca_btl_tbrdma)" \
+    check "plain: the decline is explained (guard line, or a load error naming mca_btl_tbrdma)" \
         it_has "$out" "$(guard_regex)|mca_btl_tbrdma"
 }
 
@@ -193,7 +193,7 @@ check_guard()
         # which 5.0 lacks, so the dynamic loader refuses the .so before any of it runs.
         echo "guard: declined by the dynamic loader: a 4.1-only Open MPI symbol is missing"
     fi
-    it_check "guard: declined cleanly, by the guard ('... ${text//\\/} ...') or by the loader" \
+    check "guard: declined cleanly, by the guard ('... ${text//\\/} ...') or by the loader" \
         it_has "$out" "$(guard_regex)|unable to open mca_btl_tbrdma: .*undefined symbol"
 }
 
@@ -202,15 +202,15 @@ main()
     it_flavour "${1:-}"
     it_require_ompi
     if [ ! -f "$IT_OTHER_LIBS/mca_btl_tbrdma.so" ]; then
-        it_skip "the $IT_OTHER_FLAVOUR build $IT_OTHER_LIBS/mca_btl_tbrdma.so does not exist"
+        skip "the $IT_OTHER_FLAVOUR build $IT_OTHER_LIBS/mca_btl_tbrdma.so does not exist"
     fi
     check_plain
     check_guard
-    if [ -n "$IT_GUARD_UNREACHABLE" ] && [ "$IT_FAILS" = 0 ]; then
-        it_skip "guard not reachable: $IT_GUARD_UNREACHABLE (plain cross-load: $IT_CHECKS" \
+    if [ -n "$IT_GUARD_UNREACHABLE" ] && [ "$CHECK_FAILED" = 0 ]; then
+        skip "guard not reachable: $IT_GUARD_UNREACHABLE (plain cross-load: $CHECK_COUNT" \
             "checks passed)"
     fi
-    it_finish
+    finish
 }
 
 main "$@"

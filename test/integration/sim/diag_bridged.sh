@@ -4,14 +4,12 @@
 source "$(dirname "$0")/lib.sh"
 require_env
 cluster_up --hosts 2 --addressing bridged
-out=$(info_on mac-a --parsable)
-rc=$?
-echo "$out"
-[ "$rc" -eq 1 ] || fail "tbrdma-info exit $rc, expected 1"
+info_expect mac-a 1 "no usable port"
 echo "$out" | grep -q '^port .*device=rdma_en2 .*bridge=bridge0 .*diag=bridged' \
-    || fail "rdma_en2 not diagnosed bridged"
+    || fatal "rdma_en2 not diagnosed bridged"
 text=$(echo "$out" | grep '^diag .*device=rdma_en2')
 for want in "bridge0" "en2" "Thunderbolt Bridge"; do
-    echo "$text" | grep -qF "$want" || fail "bridged message lacks '$want': $text"
+    echo "$text" | grep -qF "$want" || fatal "bridged message lacks '$want': $text"
 done
-ok "bridged port diagnosed"
+pass "bridged port diagnosed"
+finish

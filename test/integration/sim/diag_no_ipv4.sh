@@ -4,16 +4,14 @@
 source "$(dirname "$0")/lib.sh"
 require_env
 cluster_up --hosts 2 --addressing none
-out=$(info_on mac-a --parsable)
-rc=$?
-echo "$out"
-[ "$rc" -eq 1 ] || fail "tbrdma-info exit $rc, expected 1 (no usable port)"
-echo "$out" | grep -q '^port .*device=rdma_en2 .*diag=no-ipv4' || fail "rdma_en2 not diagnosed no-ipv4"
+info_expect mac-a 1 "no usable port"
+echo "$out" | grep -q '^port .*device=rdma_en2 .*diag=no-ipv4' || fatal "rdma_en2 not diagnosed no-ipv4"
 text=$(echo "$out" | grep '^diag .*device=rdma_en2')
 for want in "en2" "errno 22" "IPv4" "tbrdma-setup"; do
-    echo "$text" | grep -qF "$want" || fail "no-ipv4 message lacks '$want': $text"
+    echo "$text" | grep -qF "$want" || fatal "no-ipv4 message lacks '$want': $text"
 done
-ok "no IPv4 on en2 diagnosed with its fix"
+pass "no IPv4 on en2 diagnosed with its fix"
 human=$(info_on mac-a)
-echo "$human" | grep -q "errno 22" || fail "human output lacks the diagnosis"
-ok "human output carries the same diagnosis"
+echo "$human" | grep -q "errno 22" || fatal "human output lacks the diagnosis"
+pass "human output carries the same diagnosis"
+finish

@@ -1,6 +1,11 @@
+# shellcheck shell=bash
 # Shared helpers for tbrdma's tests on the simulated cluster of Macs (sourced, not run).
 # Each test brings up its own cluster under a unique prefix and state directory and tears it
-# down on exit, whatever happens.
+# down on exit, whatever happens. The verdict helpers come from test/lib/check.sh: these tests
+# stop at the first failed expectation (fatal), count each one met (pass) and end with finish.
+
+# shellcheck source=../../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/check.sh"
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 build="$top/build"
@@ -10,23 +15,6 @@ info="$build/tools/tbrdma-info"
 plugin_dir="$build/plugin/.libs"
 export TBSIMCTL="$build/test/sim/tbsimctl"
 
-skip()
-{
-    echo "SKIP: $*"
-    exit 77
-}
-
-fail()
-{
-    echo "FAIL: $*"
-    exit 1
-}
-
-ok()
-{
-    echo "ok: $*"
-}
-
 # require_env: root, network namespaces, and the build's artifacts.
 require_env()
 {
@@ -34,7 +22,7 @@ require_env()
     ip netns list >/dev/null 2>&1 || skip "ip netns is not available"
     local f
     for f in "$tbc" "$simlib" "$info" "$plugin_dir/mca_btl_tbrdma.so" "$TBSIMCTL"; do
-        [ -e "$f" ] || fail "missing $f (build first: ./build.sh)"
+        [ -e "$f" ] || fatal "missing $f (build first: ./build.sh)"
     done
 }
 
@@ -44,7 +32,7 @@ cluster_up()
     prefix="t$$"
     export TBSIM_DIR="/run/tbsim-test-$$"
     trap 'cluster_down' EXIT
-    "$tbc" up --prefix "$prefix" --mgmt-net "10.96.$(($$ % 250))" "$@" || fail "tbcluster up $* failed"
+    "$tbc" up --prefix "$prefix" --mgmt-net "10.96.$(($$ % 250))" "$@" || fatal "tbcluster up $* failed"
 }
 
 cluster_down()
@@ -80,7 +68,7 @@ hello_bin()
     local out="$build/test/integration/sim/hello"
     if [ ! -x "$out" ] || [ "$top/test/integration/ompi/hello.c" -nt "$out" ]; then
         mkdir -p "$(dirname "$out")"
-        mpicc -O2 -o "$out" "$top/test/integration/ompi/hello.c" || fail "mpicc hello.c failed"
+        mpicc -O2 -o "$out" "$top/test/integration/ompi/hello.c" || fatal "mpicc hello.c failed"
     fi
     echo "$out"
 }
@@ -102,5 +90,30 @@ check_hello()
 {
     local n
     n=$(echo "$1" | grep -c "^hello: rank [0-9]* of $2 OK")
-    [ "$n" -eq "$2" ] || fail "$n of $2 ranks reported OK"
+    [ "$n" -eq "$2" ] || fatal "$n of $2 ranks reported OK"
+}
+
+# info_expect HOST WANT [WHY]: tbrdma-info --parsable on HOST, shown and kept in $out; stops the
+# test unless it exits WANT (WHY, if given, says what that exit code means).
+info_expect()
+{
+    local host=$1 want=$2 rc
+    out=$(info_on "$host" --parsable)
+    rc=$?
+    echo "$out"
+    [ "$rc" -eq "$want" ] || fatal "tbrdma-info on $host: exit $rc, expected $want${3:+ ($3)}"
+}
+
+# mpirun_hello NP [MPIRUN-ARGS...]: the MPI hello program on NP simulated Macs (tb_mpirun),
+# output shown and kept in $out; stops the test unless mpirun exits 0 and every rank reports OK.
+mpirun_hello()
+{
+    local np=$1 hello rc
+    shift
+    hello=$(hello_bin) || exit 1
+    out=$(tb_mpirun "$np" "$@" -- "$hello" 2>&1)
+    rc=$?
+    echo "$out"
+    [ "$rc" -eq 0 ] || fatal "mpirun on $np Macs${*:+ with $*}: exit $rc"
+    check_hello "$out" "$np"
 }

@@ -4,15 +4,11 @@
 source "$(dirname "$0")/lib.sh"
 require_env
 cluster_up --hosts 3 --addressing linklocal
-hello=$(hello_bin)
-out=$(tb_mpirun 3 -- "$hello" 2>&1)
-rc=$?
-echo "$out"
-[ "$rc" -eq 0 ] || fail "mpirun exit $rc"
-check_hello "$out" 3
-echo "$out" | grep -q "btl_tbrdma_mesh_file" || fail "ambiguity message does not point to the mesh file"
-ok "link-local without a mesh file: ambiguity explained"
+mpirun_hello 3
+echo "$out" | grep -q "btl_tbrdma_mesh_file" || fatal "ambiguity message does not point to the mesh file"
+pass "link-local without a mesh file: ambiguity explained"
 
+hello=$(hello_bin)
 meshfile="$TBSIM_DIR/mesh.txt"
 cables | while read -r id ha ia hb ib; do echo "$ha:rdma_$ia $hb:rdma_$ib"; done >"$meshfile"
 cat "$meshfile"
@@ -20,9 +16,9 @@ out=$(tb_mpirun 3 --mca btl_tbrdma_mesh_file "$meshfile" -- "$hello" 2>&1)
 echo "$out"
 while read -r id ha ia hb ib; do
     want="tbrdma mesh: $ha rdma_$ia <-> $hb rdma_$ib"
-    echo "$out" | grep -qF "$want" || fail "mesh file: cable $id not resolved"
+    echo "$out" | grep -qF "$want" || fatal "mesh file: cable $id not resolved"
 done < <(cables)
-ok "link-local with a mesh file: all 3 cables resolved"
+pass "link-local with a mesh file: all 3 cables resolved"
 
 # MLX's hostfile: row i entry j is host i's device cabled to host j.
 mlx="$TBSIM_DIR/hostfile.json"
@@ -47,5 +43,6 @@ cat "$mlx"
 out=$(tb_mpirun 3 --mca btl_tbrdma_mesh_file "$mlx" -- "$hello" 2>&1)
 echo "$out"
 [ "$(echo "$out" | grep -o 'tbrdma mesh: .*<->.*' | sort -u | wc -l)" -eq 3 ] \
-    || fail "MLX hostfile: expected 3 resolved pairs"
-ok "link-local with MLX's hostfile: all 3 cables resolved"
+    || fatal "MLX hostfile: expected 3 resolved pairs"
+pass "link-local with MLX's hostfile: all 3 cables resolved"
+finish

@@ -4,18 +4,14 @@
 source "$(dirname "$0")/lib.sh"
 require_env
 cluster_up --hosts 4 --addressing p2p
-hello=$(hello_bin)
-out=$(tb_mpirun 4 -- "$hello" 2>&1)
-rc=$?
-echo "$out"
-[ "$rc" -eq 0 ] || fail "mpirun exit $rc"
-check_hello "$out" 4
+mpirun_hello 4
 mesh=$(echo "$out" | grep -o 'tbrdma mesh: .*' | sort -u)
 while read -r id ha ia hb ib; do
     want="tbrdma mesh: $ha rdma_$ia <-> $hb rdma_$ib"
-    echo "$mesh" | grep -qxF "$want" || fail "cable $id not resolved: expected '$want'"
-    ok "$want"
+    echo "$mesh" | grep -qxF "$want" || fatal "cable $id not resolved: expected '$want'"
+    pass "$want"
 done < <(cables)
-[ "$(echo "$mesh" | grep -c '<->')" -eq 6 ] || fail "expected exactly 6 resolved pairs"
-echo "$out" | grep -q 'no cable' && fail "a full mesh reported a missing cable"
-ok "all 6 pairs resolved identically by every process"
+[ "$(echo "$mesh" | grep -c '<->')" -eq 6 ] || fatal "expected exactly 6 resolved pairs"
+echo "$out" | grep -q 'no cable' && fatal "a full mesh reported a missing cable"
+pass "all 6 pairs resolved identically by every process"
+finish

@@ -8,35 +8,35 @@ set -uo pipefail
 cl_init cluster_fault
 
 if ! cl_up --hosts 3 >/dev/null 2>&1; then
-    cl_fail "tbcluster up --hosts 3"
-    cl_finish
+    fail "tbcluster up --hosts 3"
+    finish
 fi
-cl_pass "tbcluster up --hosts 3"
+pass "tbcluster up --hosts 3"
 # c1 joins mac-a:en2 (192.168.0.1) and mac-b:en2 (192.168.0.2); c2 mac-a:en3 - mac-c:en2.
-cl_expect "c1 ends" "mac-a en2 mac-b en2" \
+expect "c1 ends" "mac-a en2 mac-b en2" \
     "$(awk '$2 == "c1" {print $3, $4, $5, $6}' "$TBSIM_DIR/topology")"
-cl_check "before: carrier at mac-a:en2" cl_carrier mac-a en2
-cl_check "before: carrier at mac-b:en2" cl_carrier mac-b en2
+check "before: carrier at mac-a:en2" cl_carrier mac-a en2
+check "before: carrier at mac-b:en2" cl_carrier mac-b en2
 
-cl_check "fault c1 down" "$TBCLUSTER" fault c1 down
-cl_check_not "after down: no carrier at mac-a:en2" cl_carrier mac-a en2
-cl_check_not "after down: no carrier at mac-b:en2" cl_carrier mac-b en2
-cl_check_not "after down: mac-b cannot ping 192.168.0.1 over c1" cl_ping mac-b 192.168.0.1
-cl_check "after down: c2 still carries pings" cl_ping mac-a 192.168.0.6
+check "fault c1 down" "$TBCLUSTER" fault c1 down
+check_not "after down: no carrier at mac-a:en2" cl_carrier mac-a en2
+check_not "after down: no carrier at mac-b:en2" cl_carrier mac-b en2
+check_not "after down: mac-b cannot ping 192.168.0.1 over c1" cl_ping mac-b 192.168.0.1
+check "after down: c2 still carries pings" cl_ping mac-a 192.168.0.6
 status=$("$TBCLUSTER" status)
-cl_check "status shows c1 down at both ends" \
+check "status shows c1 down at both ends" \
     grep -q "^cable c1: mac-a:en2 DOWN .* mac-b:en2 DOWN " <<<"$status"
 
-cl_check "fault mac-b:en2 up" "$TBCLUSTER" fault mac-b:en2 up
-cl_check "after up: carrier at mac-a:en2" cl_carrier mac-a en2
-cl_check "after up: carrier at mac-b:en2" cl_carrier mac-b en2
-cl_check "after up: mac-b pings 192.168.0.1 over c1" cl_ping mac-b 192.168.0.1
-cl_check "after up: mac-a pings 192.168.0.2 over c1" cl_ping mac-a 192.168.0.2
+check "fault mac-b:en2 up" "$TBCLUSTER" fault mac-b:en2 up
+check "after up: carrier at mac-a:en2" cl_carrier mac-a en2
+check "after up: carrier at mac-b:en2" cl_carrier mac-b en2
+check "after up: mac-b pings 192.168.0.1 over c1" cl_ping mac-b 192.168.0.1
+check "after up: mac-a pings 192.168.0.2 over c1" cl_ping mac-a 192.168.0.2
 
-cl_check_not "fault c9 refused" "$TBCLUSTER" fault c9 down
-cl_check_not "fault mac-a:en9 refused" "$TBCLUSTER" fault mac-a:en9 down
-cl_check_not "fault c1 sideways refused" "$TBCLUSTER" fault c1 sideways
+check_not "fault c9 refused" "$TBCLUSTER" fault c9 down
+check_not "fault mac-a:en9 refused" "$TBCLUSTER" fault mac-a:en9 down
+check_not "fault c1 sideways refused" "$TBCLUSTER" fault c1 sideways
 
-cl_check "tbcluster down" "$TBCLUSTER" down
+check "tbcluster down" "$TBCLUSTER" down
 cl_check_nothing_left "after down"
-cl_finish
+finish

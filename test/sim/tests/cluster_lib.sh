@@ -4,36 +4,28 @@
 #
 # cl_init gives each test its own cluster prefix, management /24 and TBSIM_DIR (so tests can run
 # next to another cluster), skips (77) without root or namespace support, and installs an EXIT
-# trap that takes the cluster down. cl_check records failures; cl_finish turns them into the
-# exit status (0 pass, 1 fail).
+# trap that takes the cluster down. The verdict helpers (check, expect, finish, ...) come from
+# test/lib/check.sh.
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     echo "cluster_lib.sh is sourced by the cluster_*.sh tests; it is not a test itself"
     exit 77
 fi
 
+# shellcheck source=../../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/check.sh"
+
 CL_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TBCLUSTER=$CL_TESTS_DIR/../tbcluster
-CL_FAILED=0
-CL_CHECKS=0
 CL_TMP=
 
-cl_skip()
-{
-    echo "SKIP: $*"
-    exit 77
-}
-
-# Usage: cl_init TESTNAME. Sets PREFIX, MGMT_NET, TBSIM_DIR (exported), CL_TMP, CL_NAME.
+# Usage: cl_init TESTNAME. Sets PREFIX, MGMT_NET, TBSIM_DIR (exported), CL_TMP, CL_NAME and
+# CHECK_NAME (the name finish reports).
 cl_init()
 {
     CL_NAME=$1
-    if [ "$(id -u)" != 0 ]; then
-        cl_skip "$CL_NAME needs root"
-    fi
-    if ! unshare --net --uts true 2>/dev/null || ! ip netns list >/dev/null 2>&1; then
-        cl_skip "$CL_NAME: network/UTS namespaces are not supported here"
-    fi
+    CHECK_NAME=$CL_NAME
+    skip_unless_netns
     PREFIX=t$$-
     MGMT_NET=10.97.$(($$ % 250))
     CL_TMP=$(mktemp -d "/tmp/$CL_NAME.XXXXXX")
@@ -53,53 +45,6 @@ cl_cleanup()
 cl_up()
 {
     "$TBCLUSTER" up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" "$@"
-}
-
-cl_pass()
-{
-    CL_CHECKS=$((CL_CHECKS + 1))
-    echo "ok: $*"
-}
-
-cl_fail()
-{
-    CL_CHECKS=$((CL_CHECKS + 1))
-    CL_FAILED=$((CL_FAILED + 1))
-    echo "FAIL: $*"
-}
-
-# Usage: cl_check DESCRIPTION COMMAND... : passes if COMMAND succeeds.
-cl_check()
-{
-    local desc=$1
-    shift
-    if "$@"; then
-        cl_pass "$desc"
-    else
-        cl_fail "$desc"
-    fi
-}
-
-# Usage: cl_check_not DESCRIPTION COMMAND... : passes if COMMAND fails.
-cl_check_not()
-{
-    local desc=$1
-    shift
-    if "$@"; then
-        cl_fail "$desc"
-    else
-        cl_pass "$desc"
-    fi
-}
-
-# Usage: cl_expect DESCRIPTION EXPECTED ACTUAL
-cl_expect()
-{
-    if [ "$2" = "$3" ]; then
-        cl_pass "$1 ($3)"
-    else
-        cl_fail "$1: expected '$2', got '$3'"
-    fi
 }
 
 # Runs on host $1: tbcluster exec.
@@ -164,22 +109,8 @@ cl_check_nothing_left()
         ls -d "$TBSIM_DIR" 2>/dev/null
     )
     if [ -z "$left" ]; then
-        cl_pass "$1: no namespace, link, mount, /etc/netns entry or state dir left"
+        pass "$1: no namespace, link, mount, /etc/netns entry or state dir left"
     else
-        cl_fail "$1: left behind: ${left//$'\n'/ }"
+        fail "$1: left behind: ${left//$'\n'/ }"
     fi
-}
-
-cl_finish()
-{
-    if [ "$CL_CHECKS" = 0 ]; then
-        echo "FAIL: $CL_NAME made no checks"
-        exit 1
-    fi
-    if [ "$CL_FAILED" != 0 ]; then
-        echo "$CL_NAME: $CL_FAILED of $CL_CHECKS checks failed"
-        exit 1
-    fi
-    echo "$CL_NAME: all $CL_CHECKS checks passed"
-    exit 0
 }

@@ -9,7 +9,7 @@ set -uo pipefail
 . "$(dirname "$0")/cluster_lib.sh"
 cl_init cluster_mpirun
 for tool in mpicc mpirun; do
-    command -v "$tool" >/dev/null || cl_skip "cluster_mpirun needs $tool (libopenmpi-dev)"
+    command -v "$tool" >/dev/null || skip "cluster_mpirun needs $tool (libopenmpi-dev)"
 done
 
 # Usage: check_run LABEL MPIRUN-ARGS... : runs the program on 3 ranks, one per host.
@@ -21,11 +21,11 @@ check_run()
         "$CL_TMP/hello" 2>&1)
     rc=$?
     echo "$out" | while IFS= read -r line; do echo "  [$label] $line"; done
-    cl_expect "$label: mpirun exit status" 0 "$rc"
-    cl_expect "$label: processor names of ranks 0..2" "mac-a mac-b mac-c" \
+    expect "$label: mpirun exit status" 0 "$rc"
+    expect "$label: processor names of ranks 0..2" "mac-a mac-b mac-c" \
         "$(echo "$out" | sed -n 's/^rank [0-9]*\/3 on //p' | xargs)"
-    cl_expect "$label: distinct hosts" "distinct hosts: 3" "$(echo "$out" | grep '^distinct')"
-    cl_expect "$label: allreduce" "allreduce sum=6 expected=6" \
+    expect "$label: distinct hosts" "distinct hosts: 3" "$(echo "$out" | grep '^distinct')"
+    expect "$label: allreduce" "allreduce sum=6 expected=6" \
         "$(echo "$out" | grep '^allreduce')"
 }
 
@@ -35,28 +35,28 @@ check_slots()
     local out
     out=$("$TBCLUSTER" mpirun --slots 2 -- --map-by slot --mca pml ob1 --mca btl self,vader,tcp \
         "$CL_TMP/hello" 2>&1)
-    cl_expect "--slots 2: exit status" 0 "$?"
-    cl_expect "--slots 2: processor names of ranks 0..5" "mac-a mac-a mac-b mac-b mac-c mac-c" \
+    expect "--slots 2: exit status" 0 "$?"
+    expect "--slots 2: processor names of ranks 0..5" "mac-a mac-a mac-b mac-b mac-c mac-c" \
         "$(echo "$out" | sed -n 's/^rank [0-9]*\/6 on //p' | xargs)"
-    cl_expect "--slots 2: allreduce" "allreduce sum=21 expected=21" \
+    expect "--slots 2: allreduce" "allreduce sum=21 expected=21" \
         "$(echo "$out" | grep '^allreduce')"
 }
 
 if ! mpicc -o "$CL_TMP/hello" "$CL_TESTS_DIR/cluster_mpi_hello.c"; then
-    cl_fail "mpicc cluster_mpi_hello.c"
-    cl_finish
+    fail "mpicc cluster_mpi_hello.c"
+    finish
 fi
-cl_pass "mpicc cluster_mpi_hello.c"
+pass "mpicc cluster_mpi_hello.c"
 if ! cl_up --hosts 3 --peer-routes >/dev/null 2>&1; then
-    cl_fail "tbcluster up --hosts 3 --peer-routes"
-    cl_finish
+    fail "tbcluster up --hosts 3 --peer-routes"
+    finish
 fi
-cl_pass "tbcluster up --hosts 3 --peer-routes"
+pass "tbcluster up --hosts 3 --peer-routes"
 
 check_run "btl tcp over mgmt0"
 check_run "btl tcp over Thunderbolt /30s" --mca btl_tcp_if_include 192.168.0.0/16
 check_slots
 
-cl_check "tbcluster down" "$TBCLUSTER" down
+check "tbcluster down" "$TBCLUSTER" down
 cl_check_nothing_left "after down"
-cl_finish
+finish

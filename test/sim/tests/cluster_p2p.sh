@@ -27,37 +27,37 @@ check_cable()
     ab=$(cl_ipv4 "$hb" "$ib")
     if [[ "$aa" == */30 ]] && [[ "$ab" == */30 ]] && same_slash30 "${aa%/*}" "${ab%/*}" &&
         [ "$aa" != "$ab" ]; then
-        cl_pass "$id: $ha:$ia $aa and $hb:$ib $ab share one /30"
+        pass "$id: $ha:$ia $aa and $hb:$ib $ab share one /30"
     else
-        cl_fail "$id: $ha:$ia '$aa' and $hb:$ib '$ab' are not one /30"
+        fail "$id: $ha:$ia '$aa' and $hb:$ib '$ab' are not one /30"
     fi
-    cl_check "$id: $ha pings $hb at ${ab%/*}" cl_ping "$ha" "${ab%/*}"
-    cl_check "$id: $hb pings $ha at ${aa%/*}" cl_ping "$hb" "${aa%/*}"
+    check "$id: $ha pings $hb at ${ab%/*}" cl_ping "$ha" "${ab%/*}"
+    check "$id: $hb pings $ha at ${aa%/*}" cl_ping "$hb" "${aa%/*}"
 }
 
 check_host()
 {
     local host=$1 idx=$2 port ll
-    cl_expect "$host: Thunderbolt ports" "en2 en3 en4" "$(cl_tb_ports "$host" | xargs)"
-    cl_expect "$host: hostname" "$host" "$(cl_on "$host" hostname)"
-    cl_expect "$host: mac-c resolves to its mgmt0 address" "$MGMT_NET.3" \
+    expect "$host: Thunderbolt ports" "en2 en3 en4" "$(cl_tb_ports "$host" | xargs)"
+    expect "$host: hostname" "$host" "$(cl_on "$host" hostname)"
+    expect "$host: mac-c resolves to its mgmt0 address" "$MGMT_NET.3" \
         "$(cl_on "$host" getent hosts mac-c | awk '{print $1}')"
-    cl_expect "$host: mgmt0 address" "$MGMT_NET.$((idx + 1))/24" "$(cl_ipv4 "$host" mgmt0)"
+    expect "$host: mgmt0 address" "$MGMT_NET.$((idx + 1))/24" "$(cl_ipv4 "$host" mgmt0)"
     for port in $(cl_tb_ports "$host"); do
         ll=$(cl_on "$host" ip -6 -o addr show dev "$port" scope link | awk '{print $4}')
-        cl_check "$host:$port: IPv6 link-local ${ll:-missing}" [ "${ll#fe80:}" != "$ll" ]
+        check "$host:$port: IPv6 link-local ${ll:-missing}" [ "${ll#fe80:}" != "$ll" ]
     done
 }
 
 if ! cl_up --hosts 4; then
-    cl_fail "tbcluster up --hosts 4"
-    cl_finish
+    fail "tbcluster up --hosts 4"
+    finish
 fi
-cl_pass "tbcluster up --hosts 4"
+pass "tbcluster up --hosts 4"
 
-cl_expect "topology hosts" "mac-a mac-b mac-c mac-d" \
+expect "topology hosts" "mac-a mac-b mac-c mac-d" \
     "$(awk '$1 == "host" {print $2}' "$TBSIM_DIR/topology" | xargs)"
-cl_expect "topology cable ids" "c1 c2 c3 c4 c5 c6" "$(cl_cables 2 | xargs)"
+expect "topology cable ids" "c1 c2 c3 c4 c5 c6" "$(cl_cables 2 | xargs)"
 i=0
 for host in mac-a mac-b mac-c mac-d; do
     check_host "$host" "$i"
@@ -67,15 +67,15 @@ while read -r tag id ha ia hb ib; do
     [ "$tag" = cable ] && check_cable "$id" "$ha" "$ia" "$hb" "$ib"
 done <"$TBSIM_DIR/topology"
 
-cl_expect "exec passes stdin and stdout" "hello" "$(echo hello | cl_on mac-b cat)"
+expect "exec passes stdin and stdout" "hello" "$(echo hello | cl_on mac-b cat)"
 cl_on mac-c sh -c 'exit 7'
-cl_expect "exec passes the exit status" 7 "$?"
-cl_expect "exec exports TBSIM_DIR" "$TBSIM_DIR" "$(cl_on mac-d printenv TBSIM_DIR)"
-cl_expect "exec runs in the host's netns (mgmt0 address)" "$MGMT_NET.2/24" \
+expect "exec passes the exit status" 7 "$?"
+expect "exec exports TBSIM_DIR" "$TBSIM_DIR" "$(cl_on mac-d printenv TBSIM_DIR)"
+expect "exec runs in the host's netns (mgmt0 address)" "$MGMT_NET.2/24" \
     "$(cl_on b ip -4 -o addr show dev mgmt0 | awk '{print $4}')"
-cl_expect "status lists 4 hosts and 6 cables" "4 6" \
+expect "status lists 4 hosts and 6 cables" "4 6" \
     "$("$TBCLUSTER" status | awk '$1 == "host" {h++} $1 == "cable" {c++} END {print h, c}')"
 
-cl_check "tbcluster down" "$TBCLUSTER" down
+check "tbcluster down" "$TBCLUSTER" down
 cl_check_nothing_left "after down"
-cl_finish
+finish

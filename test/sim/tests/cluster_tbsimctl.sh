@@ -45,28 +45,28 @@ last_log()
 
 check_forwarding()
 {
-    cl_check "up with the fake tbsimctl" tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 3
-    cl_expect "up called init once" "TBSIM_DIR-ok topology init" "$(cat "$LOG")"
+    check "up with the fake tbsimctl" tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 3
+    expect "up called init once" "TBSIM_DIR-ok topology init" "$(cat "$LOG")"
     tbc fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7
-    cl_expect "fault c2 forwarded" "TBSIM_DIR-ok topology fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7" \
+    expect "fault c2 forwarded" "TBSIM_DIR-ok topology fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7" \
         "$(last_log)"
     tbc fault mac-c:en3 drop=0
-    cl_expect "fault mac-c:en3 forwarded as c3" "TBSIM_DIR-ok topology fault c3 drop=0" \
+    expect "fault mac-c:en3 forwarded as c3" "TBSIM_DIR-ok topology fault c3 drop=0" \
         "$(last_log)"
     tbc rdma b off
-    cl_expect "rdma b off forwarded" "TBSIM_DIR-ok topology rdma mac-b off" "$(last_log)"
+    expect "rdma b off forwarded" "TBSIM_DIR-ok topology rdma mac-b off" "$(last_log)"
     tbc rdma 2 on
-    cl_expect "rdma 2 on forwarded" "TBSIM_DIR-ok topology rdma mac-c on" "$(last_log)"
-    cl_check_not "rdma mac-a maybe refused" tbc rdma mac-a maybe
-    cl_check_not "fault c1 drop=x without tbsimctl fails" \
+    expect "rdma 2 on forwarded" "TBSIM_DIR-ok topology rdma mac-c on" "$(last_log)"
+    check_not "rdma mac-a maybe refused" tbc rdma mac-a maybe
+    check_not "fault c1 drop=x without tbsimctl fails" \
         "$TBCLUSTER" --tbsimctl "$CL_TMP/none" fault c1 drop=0.5
-    cl_check_not "rdma without tbsimctl fails" "$TBCLUSTER" --tbsimctl "$CL_TMP/none" rdma a on
-    cl_check_not "second up refused" \
+    check_not "rdma without tbsimctl fails" "$TBCLUSTER" --tbsimctl "$CL_TMP/none" rdma a on
+    check_not "second up refused" \
         tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 2
-    cl_expect "first cluster still there after the refused up" "mac-b" \
+    expect "first cluster still there after the refused up" "mac-b" \
         "$("$TBCLUSTER" exec mac-b -- hostname)"
-    cl_check "down" tbc down
-    cl_expect "down called destroy with the state dir present" \
+    check "down" tbc down
+    expect "down called destroy with the state dir present" \
         "TBSIM_DIR-ok topology destroy" "$(last_log)"
     cl_check_nothing_left "down"
 }
@@ -75,10 +75,10 @@ check_failed_up()
 {
     : >"$LOG"
     FAKE_INIT=fail tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 3 >/dev/null 2>&1
-    cl_expect "up with failing init exits 1" 1 "$?"
+    expect "up with failing init exits 1" 1 "$?"
     cl_check_nothing_left "up with failing init"
     FAKE_INIT=interrupt tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 4 >/dev/null 2>&1
-    cl_check "up interrupted by SIGINT fails ($?)" [ "$?" != 0 ]
+    check "up interrupted by SIGINT fails ($?)" [ "$?" != 0 ]
     cl_check_nothing_left "up interrupted by SIGINT"
 }
 
@@ -86,7 +86,7 @@ check_lost_state()
 {
     cl_up --hosts 2 >/dev/null 2>&1
     rm -f "$TBSIM_DIR/cluster"
-    cl_check "down --prefix after the cluster file was lost" \
+    check "down --prefix after the cluster file was lost" \
         "$TBCLUSTER" down --prefix "$PREFIX"
     cl_check_nothing_left "down --prefix with lost state"
 }
@@ -104,15 +104,15 @@ check_running_process()
         [ "$comm" = sleep ] && break
         sleep 0.1
     done
-    cl_expect "a process runs in mac-b" "sleep" "$comm"
-    cl_check "down with a process still running in mac-b" "$TBCLUSTER" down
+    expect "a process runs in mac-b" "sleep" "$comm"
+    check "down with a process still running in mac-b" "$TBCLUSTER" down
     cl_check_nothing_left "down with a running process"
     wait "$pid" 2>/dev/null
-    cl_check "the process was ended by down (status $?)" [ "$?" != 0 ]
+    check "the process was ended by down (status $?)" [ "$?" != 0 ]
 }
 
 check_forwarding
 check_failed_up
 check_lost_state
 check_running_process
-cl_finish
+finish

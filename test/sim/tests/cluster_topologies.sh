@@ -14,10 +14,10 @@ up_or_fail()
     local desc=$1
     shift
     if cl_up "$@" >/dev/null 2>&1; then
-        cl_pass "up $desc"
+        pass "up $desc"
         return 0
     fi
-    cl_fail "up $desc"
+    fail "up $desc"
     return 1
 }
 
@@ -36,14 +36,14 @@ cables_line()
 check_missing()
 {
     up_or_fail "3 hosts, missing:a-b" --hosts 3 --topology missing:a-b || return
-    cl_expect "missing:a-b cables" "mac-a:en2-mac-c:en2 mac-b:en2-mac-c:en3" "$(cables_line)"
-    cl_expect "missing:a-b mac-a ports" "en2" "$(cl_tb_ports mac-a | xargs)"
-    cl_expect "missing:a-b mac-b ports" "en2" "$(cl_tb_ports mac-b | xargs)"
-    cl_expect "missing:a-b mac-c ports" "en2 en3" "$(cl_tb_ports mac-c | xargs)"
+    expect "missing:a-b cables" "mac-a:en2-mac-c:en2 mac-b:en2-mac-c:en3" "$(cables_line)"
+    expect "missing:a-b mac-a ports" "en2" "$(cl_tb_ports mac-a | xargs)"
+    expect "missing:a-b mac-b ports" "en2" "$(cl_tb_ports mac-b | xargs)"
+    expect "missing:a-b mac-c ports" "en2 en3" "$(cl_tb_ports mac-c | xargs)"
     down_and_check missing
     up_or_fail "4 hosts, missing:0-3,mac-b-mac-c" --hosts 4 --topology missing:0-3,mac-b-mac-c ||
         return
-    cl_expect "missing:0-3,mac-b-mac-c cables" \
+    expect "missing:0-3,mac-b-mac-c cables" \
         "mac-a:en2-mac-b:en2 mac-a:en3-mac-c:en2 mac-b:en3-mac-d:en2 mac-c:en3-mac-d:en3" \
         "$(cables_line)"
     down_and_check "missing list"
@@ -52,13 +52,13 @@ check_missing()
 check_double()
 {
     up_or_fail "3 hosts, double:0-1" --hosts 3 --topology double:0-1 || return
-    cl_expect "double:0-1 cables" \
+    expect "double:0-1 cables" \
         "mac-a:en2-mac-b:en2 mac-a:en3-mac-b:en3 mac-a:en4-mac-c:en2 mac-b:en4-mac-c:en3" \
         "$(cables_line)"
-    cl_expect "double:0-1 cable ids" "c1 c2 c3 c4" "$(cl_cables 2 | xargs)"
-    cl_expect "double:0-1 mac-a ports" "en2 en3 en4" "$(cl_tb_ports mac-a | xargs)"
-    cl_expect "double:0-1 mac-c ports" "en2 en3" "$(cl_tb_ports mac-c | xargs)"
-    cl_check "double:0-1 second cable carries traffic" cl_ping mac-a 192.168.0.6
+    expect "double:0-1 cable ids" "c1 c2 c3 c4" "$(cl_cables 2 | xargs)"
+    expect "double:0-1 mac-a ports" "en2 en3 en4" "$(cl_tb_ports mac-a | xargs)"
+    expect "double:0-1 mac-c ports" "en2 en3" "$(cl_tb_ports mac-c | xargs)"
+    check "double:0-1 second cable carries traffic" cl_ping mac-a 192.168.0.6
     down_and_check double
 }
 
@@ -78,11 +78,11 @@ check_linklocal()
     local lines bad
     up_or_fail "4 hosts, linklocal" --hosts 4 --addressing linklocal || return
     lines=$(all_port_addresses mac-a mac-b mac-c mac-d)
-    cl_expect "linklocal: ports with an address" 12 "$(echo "$lines" | wc -l)"
+    expect "linklocal: ports with an address" 12 "$(echo "$lines" | wc -l)"
     bad=$(echo "$lines" | grep -Ev ' 169\.254\.([1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-4])\.[0-9]+/16$')
-    cl_check "linklocal: each port has exactly one 169.254.1-254.x/16 ${bad:+(not: $bad)}" \
+    check "linklocal: each port has exactly one 169.254.1-254.x/16 ${bad:+(not: $bad)}" \
         [ -z "$bad" ]
-    cl_expect "linklocal: distinct addresses" 12 \
+    expect "linklocal: distinct addresses" 12 \
         "$(echo "$lines" | awk '{print $2}' | sort -u | wc -l)"
     down_and_check linklocal
 }
@@ -92,14 +92,14 @@ check_none()
     local lines
     up_or_fail "3 hosts, none" --hosts 3 --addressing none || return
     lines=$(all_port_addresses mac-a mac-b mac-c)
-    cl_expect "none: ports without IPv4" 6 "$(echo "$lines" | grep -c ' $')"
-    cl_expect "none: ports with IPv6 link-local" 6 \
+    expect "none: ports without IPv4" 6 "$(echo "$lines" | grep -c ' $')"
+    expect "none: ports with IPv6 link-local" 6 \
         "$(for h in mac-a mac-b mac-c; do cl_on $h ip -6 -o addr show scope link; done |
             grep -c ' en[0-9]* ')"
     down_and_check none
 }
 
-# shellcheck disable=SC2317 # called through cl_check
+# shellcheck disable=SC2317 # called through check
 is_linklocal16()
 {
     [[ "$1" =~ ^169\.254\.[0-9]+\.[0-9]+/16$ ]]
@@ -112,10 +112,10 @@ check_bridged()
     for host in mac-a mac-b mac-c; do
         members=$(cl_on "$host" ip -o link show master bridge0 | awk -F': ' '{print $2}' |
             sed 's/@.*//' | sort -V | xargs)
-        cl_expect "bridged: $host bridge0 members" "en2 en3" "$members"
+        expect "bridged: $host bridge0 members" "en2 en3" "$members"
         addr=$(cl_ipv4 "$host" bridge0)
-        cl_check "bridged: $host bridge0 has one 169.254/16 ($addr)" is_linklocal16 "$addr"
-        cl_expect "bridged: $host en2 en3 without IPv4" "" \
+        check "bridged: $host bridge0 has one 169.254/16 ($addr)" is_linklocal16 "$addr"
+        expect "bridged: $host en2 en3 without IPv4" "" \
             "$(cl_ipv4 "$host" en2)$(cl_ipv4 "$host" en3)"
     done
     down_and_check bridged
@@ -127,10 +127,10 @@ refused()
     local desc=$1
     shift
     if cl_up "$@" >/dev/null 2>&1; then
-        cl_fail "up $desc was accepted"
+        fail "up $desc was accepted"
         "$TBCLUSTER" down --prefix "$PREFIX"
     else
-        cl_pass "up $desc refused"
+        pass "up $desc refused"
     fi
     cl_check_nothing_left "refused $desc"
 }
@@ -146,7 +146,7 @@ check_refusals()
     refused "--addressing dhcp" --hosts 2 --addressing dhcp
     refused "--peer-routes with linklocal" --hosts 2 --addressing linklocal --peer-routes
     msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TBCLUSTER" up --hosts 2 2>&1)
-    cl_check "non-root up refused: $msg" [ "${msg#*must run as root}" != "$msg" ]
+    check "non-root up refused: $msg" [ "${msg#*must run as root}" != "$msg" ]
 }
 
 check_missing
@@ -155,4 +155,4 @@ check_linklocal
 check_none
 check_bridged
 check_refusals
-cl_finish
+finish

@@ -22,61 +22,45 @@ received()
 echo "== drop=0.3 seed=42, 300 messages"
 "$TBCLUSTER" fault c1 drop=0.3 seed=42
 sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 4096 -n 300"
-sim_expect "stream exit status" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
-sim_grep "every send completes with success" "$cli" 'sent 300, send completions 300 success 0 error'
-sim_grep "no error completion at the receiver, nothing corrupted" "$srv" \
+expect "stream exit status" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
+check_grep "every send completes with success" "$cli" 'sent 300, send completions 300 success 0 error'
+check_grep "no error completion at the receiver, nothing corrupted" "$srv" \
     'corrupted 0, error completions 0'
 first=$(received)
 if [ -n "$first" ] && [ "$first" -gt 0 ] && [ "$first" -lt 300 ]; then
-    sim_pass "some messages were lost silently ($first of 300 arrived)"
+    pass "some messages were lost silently ($first of 300 arrived)"
 else
-    sim_fail "drop=0.3 should lose some but not all of 300 messages, ${first:-?} arrived"
+    fail "drop=0.3 should lose some but not all of 300 messages, ${first:-?} arrived"
 fi
 sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 4096 -n 300"
-sim_expect "the same seed loses the same messages" "$first" "$(received)"
+expect "the same seed loses the same messages" "$first" "$(received)"
 
 echo "== drop rate changed while the job runs: 0 for 100 messages, then 1"
 "$TBCLUSTER" fault c1 drop=0
-fifo=$SIM_TMP/pause.fifo
-mkfifo "$fifo"
-sim_on mac-b uc_pingpong >"$srv" 2>&1 &
-spid=$!
-sim_on mac-a uc_pingpong -m stream -s 4096 -n 200 -P mac-b <"$fifo" >"$cli" 2>&1 &
-cpid=$!
-exec 9>"$fifo"
-for _ in $(seq 300); do
-    grep -q 'paused after' "$cli" && break
-    sleep 0.1
-done
+sim_stream_pause
 "$TBCLUSTER" fault c1 drop=1
-echo go >&9
-exec 9>&-
-wait "$cpid"
-crc=$?
-wait "$spid"
-sim_expect "client exit status" 0 "$crc"
-sed 's/^/  client| /' "$cli"
-sed 's/^/  server| /' "$srv"
-sim_grep "all 200 sends complete with success" "$cli" 'send completions 200 success 0 error'
-sim_expect "exactly the 100 messages sent before the change arrived" 100 "$(received)"
+sim_stream_resume
+expect "client exit status" 0 "$SIM_CLI_RC"
+check_grep "all 200 sends complete with success" "$cli" 'send completions 200 success 0 error'
+expect "exactly the 100 messages sent before the change arrived" 100 "$(received)"
 
 echo "== corrupt=1: every payload is changed, every status is success"
 "$TBCLUSTER" fault c1 drop=0 corrupt=1
 sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 1000 -n 100"
-sim_grep "all 100 sends succeed" "$cli" 'send completions 100 success 0 error'
-sim_grep "all 100 arrive with success status and changed bytes" "$srv" \
+check_grep "all 100 sends succeed" "$cli" 'send completions 100 success 0 error'
+check_grep "all 100 arrive with success status and changed bytes" "$srv" \
     'received 100 of 100, corrupted 100, error completions 0'
 
 echo "== delay_us=5000"
 "$TBCLUSTER" fault c1 corrupt=0 delay_us=5000
 "$TBSIMCTL" show | grep '^cable' | sed 's/^/  show| /'
 sim_pair mac-b mac-a uc_pingpong "" "-s 64 -n 10"
-sim_expect "ping-pong exit status with a delay" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
+expect "ping-pong exit status with a delay" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
 rtt=$(sed -n 's/.*rtt \([0-9]*\)\..* us,.*/\1/p' "$cli")
 if [ -n "$rtt" ] && [ "$rtt" -ge 10000 ]; then
-    sim_pass "no round trip shorter than 2 x 5000 us (rtt $rtt us)"
+    pass "no round trip shorter than 2 x 5000 us (rtt $rtt us)"
 else
-    sim_fail "round trip of ${rtt:-?} us is shorter than the 10000 us the delay imposes"
+    fail "round trip of ${rtt:-?} us is shorter than the 10000 us the delay imposes"
 fi
 
-sim_finish
+finish

@@ -5,12 +5,16 @@
 # sim_init gives each test its own tbcluster prefix, management /24 and TBSIM_DIR, skips (77)
 # without root or namespaces, fails when the simulator is not built, and takes the cluster down
 # on exit. Programs run on a host with LD_PRELOAD=libtbsim.so in front of libibverbs.
-# sim_check records a verdict; sim_finish turns the verdicts into the exit status.
+# The verdict helpers (check, check_grep, finish, ...) come from test/lib/check.sh.
 
+# shellcheck disable=SC2034 # (SIM_CLI_RC, SIM_SRV_RC: read by the tests that source this file)
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     echo "sim_lib.sh is sourced by the sim_*.sh tests; it is not a test itself"
     exit 77
 fi
+
+# shellcheck source=../../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/check.sh"
 
 SIM_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIM_TOP=$(cd "$SIM_TESTS_DIR/../../.." && pwd)
@@ -20,33 +24,20 @@ TBCLUSTER=$SIM_TESTS_DIR/../tbcluster
 TBSIMCTL=$SIM_BUILD/tbsimctl
 export TBSIMCTL
 SIM_TIMEOUT=120 # hang guard per program: a UC peer that is gone never completes
-SIM_FAILED=0
-SIM_CHECKS=0
 SIM_TMP=
 SIM_PIDS=()
-
-sim_skip()
-{
-    echo "SKIP: $*"
-    exit 77
-}
 
 # Usage: sim_init NAME
 sim_init()
 {
     SIM_NAME=$1
-    if [ "$(id -u)" != 0 ]; then
-        sim_skip "$SIM_NAME needs root"
-    fi
-    if ! unshare --net --uts true 2>/dev/null || ! ip netns list >/dev/null 2>&1; then
-        sim_skip "$SIM_NAME: ip netns / network namespaces are not available here"
-    fi
+    CHECK_NAME=$SIM_NAME
+    skip_unless_netns
     local f
     for f in "$SIM_LIB" "$TBSIMCTL" "$SIM_BUILD/tbsim_devinfo" "$SIM_BUILD/uc_pingpong" \
         "$SIM_BUILD/tbsim_limits"; do
         if [ ! -e "$f" ]; then
-            echo "FAIL: $f is not built (run ./build.sh)"
-            exit 1
+            fatal "$f is not built (run ./build.sh)"
         fi
     done
     SIM_PREFIX=s$(($$ % 100000))-
@@ -73,8 +64,7 @@ sim_up()
 {
     echo "+ tbcluster up $*"
     if ! "$TBCLUSTER" up --prefix "$SIM_PREFIX" --mgmt-net "$SIM_MGMT" "$@"; then
-        echo "FAIL: tbcluster up $*"
-        exit 1
+        fatal "tbcluster up $*"
     fi
 }
 
@@ -118,59 +108,39 @@ sim_pair()
     sed 's/^/  server| /' "$SIM_TMP/server.out"
 }
 
-sim_pass()
+# Usage: sim_stream_pause : starts a stream of 200 messages of 4 KiB from mac-a to mac-b
+# (uc_pingpong -m stream -P) and returns once the client has paused after 100 of them, so the
+# caller can change the fabric half-way. Output in $SIM_TMP/server.out and $SIM_TMP/client.out.
+sim_stream_pause()
 {
-    SIM_CHECKS=$((SIM_CHECKS + 1))
-    echo "ok: $*"
+    local fifo=$SIM_TMP/pause.fifo _
+    rm -f "$fifo"
+    mkfifo "$fifo"
+    sim_on mac-b uc_pingpong >"$SIM_TMP/server.out" 2>&1 &
+    SIM_SRV_PID=$!
+    sim_on mac-a uc_pingpong -m stream -s 4096 -n 200 -P mac-b <"$fifo" \
+        >"$SIM_TMP/client.out" 2>&1 &
+    SIM_CLI_PID=$!
+    exec 9>"$fifo"
+    # Waits for the client's word, not for a time: the loop only bounds a client that died.
+    for _ in $(seq 300); do
+        grep -q 'paused after' "$SIM_TMP/client.out" && break
+        sleep 0.1
+    done
 }
 
-sim_fail()
+# Usage: sim_stream_resume : lets the paused client send the rest and waits for both sides;
+# exit codes in SIM_CLI_RC and SIM_SRV_RC, outputs shown as sim_pair shows them.
+sim_stream_resume()
 {
-    SIM_CHECKS=$((SIM_CHECKS + 1))
-    SIM_FAILED=$((SIM_FAILED + 1))
-    echo "FAIL: $*"
-}
-
-# Usage: sim_check DESCRIPTION COMMAND... : passes if COMMAND succeeds.
-sim_check()
-{
-    local desc=$1
-    shift
-    if "$@"; then
-        sim_pass "$desc"
-    else
-        sim_fail "$desc"
-    fi
-}
-
-# Usage: sim_expect DESCRIPTION EXPECTED ACTUAL
-sim_expect()
-{
-    if [ "$2" = "$3" ]; then
-        sim_pass "$1 ($3)"
-    else
-        sim_fail "$1: expected '$2', got '$3'"
-    fi
-}
-
-# Usage: sim_grep DESCRIPTION FILE EXTENDED-REGEX
-sim_grep()
-{
-    if grep -Eq -- "$3" "$2"; then
-        sim_pass "$1"
-    else
-        sim_fail "$1: no line matching '$3' in $(basename "$2")"
-    fi
-}
-
-# Usage: sim_nogrep DESCRIPTION FILE EXTENDED-REGEX
-sim_nogrep()
-{
-    if grep -Eq -- "$3" "$2"; then
-        sim_fail "$1: unexpected line matching '$3' in $(basename "$2")"
-    else
-        sim_pass "$1"
-    fi
+    echo go >&9
+    exec 9>&-
+    wait "$SIM_CLI_PID"
+    SIM_CLI_RC=$?
+    wait "$SIM_SRV_PID"
+    SIM_SRV_RC=$?
+    sed 's/^/  client| /' "$SIM_TMP/client.out"
+    sed 's/^/  server| /' "$SIM_TMP/server.out"
 }
 
 # Usage: sim_devinfo HOST [ARGS...] : tbsim_devinfo output in $SIM_TMP/devinfo.out (also shown).
@@ -186,15 +156,4 @@ sim_devinfo()
 sim_ipv4()
 {
     sim_sh "$1" ip -4 -o addr show dev "$2" | awk '{print $4}' | head -1 | cut -d/ -f1
-}
-
-sim_finish()
-{
-    echo "$SIM_NAME: $SIM_CHECKS checks, $SIM_FAILED failed"
-    if [ "$SIM_CHECKS" -eq 0 ]; then
-        echo "FAIL: nothing was checked"
-        exit 1
-    fi
-    [ "$SIM_FAILED" -eq 0 ] && exit 0
-    exit 1
 }

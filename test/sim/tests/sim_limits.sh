@@ -13,15 +13,15 @@ sim_up --hosts 2 --addressing p2p
 
 echo "== tbsim_limits, peer on mac-b"
 sim_pair mac-b mac-a tbsim_limits "" ""
-sim_expect "tbsim_limits client exit status" 0 "$SIM_CLI_RC"
-sim_expect "tbsim_limits peer exit status" 0 "$SIM_SRV_RC"
-sim_nogrep "no FAIL line" "$SIM_TMP/client.out" '^FAIL'
+expect "tbsim_limits client exit status" 0 "$SIM_CLI_RC"
+expect "tbsim_limits peer exit status" 0 "$SIM_SRV_RC"
+check_nogrep "no FAIL line" "$SIM_TMP/client.out" '^FAIL'
 for what in "the 11th QP fails with EBUSY" "the 101st MR fails with ENOMEM" \
     "the 64th posted receive fails with ENOMEM" "the 64th outstanding send fails with ENOMEM" \
     "RC QP fails with EOPNOTSUPP" "RDMA WRITE opcode fails post_send with EINVAL" \
     "a 1-frame send into a 2-frame receive completes the receive with an error" \
     "no send completes while the peer posts no receive"; do
-    sim_grep "$what" "$SIM_TMP/client.out" "^PASS: $what\$"
+    check_grep "$what" "$SIM_TMP/client.out" "^PASS: $what\$"
 done
 
 echo "== the QP limit counts every process of the host"
@@ -35,19 +35,19 @@ for _ in $(seq 100); do
     grep -q 'holding 4 QPs' "$SIM_TMP/hold.out" && break
     sleep 0.1
 done
-sim_grep "a holder process keeps 4 QPs of mac-a:rdma_en2" "$SIM_TMP/hold.out" 'holding 4 QPs'
+check_grep "a holder process keeps 4 QPs of mac-a:rdma_en2" "$SIM_TMP/hold.out" 'holding 4 QPs'
 "$TBSIMCTL" show | tee "$SIM_TMP/show.out" | sed 's/^/  show| /'
-sim_grep "tbsimctl show counts them" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
+check_grep "tbsimctl show counts them" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
 sim_pair mac-b mac-a tbsim_limits "" "-o 4"
-sim_expect "tbsim_limits -o 4 exit status" 0 "$SIM_CLI_RC"
-sim_grep "only 6 more QPs, then EBUSY" "$SIM_TMP/client.out" \
+expect "tbsim_limits -o 4 exit status" 0 "$SIM_CLI_RC"
+check_grep "only 6 more QPs, then EBUSY" "$SIM_TMP/client.out" \
     '^PASS: the QPs other processes of this host hold count against the 10$'
-sim_grep "... and the 7th fails with EBUSY" "$SIM_TMP/client.out" '^PASS: the 11th QP fails with EBUSY$'
+check_grep "... and the 7th fails with EBUSY" "$SIM_TMP/client.out" '^PASS: the 11th QP fails with EBUSY$'
 
 echo "== a killed process leaks its QPs until tbsimctl reclaim"
 # the holder's own pid (the background job is the wrapper chain around it), from the registry
 hpid=$(awk '/^  qp / {print $4; exit}' "$SIM_TMP/show.out")
-sim_check "the registry names the holder's pid ($hpid)" kill -0 "$hpid"
+check "the registry names the holder's pid ($hpid)" kill -0 "$hpid"
 kill -KILL "$hpid"
 for _ in $(seq 100); do
     kill -0 "$hpid" 2>/dev/null || break
@@ -56,10 +56,10 @@ done
 exec 9>&-
 wait "$holder" 2>/dev/null
 "$TBSIMCTL" show >"$SIM_TMP/show.out"
-sim_grep "after SIGKILL the 4 QPs are still held" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
+check_grep "after SIGKILL the 4 QPs are still held" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
 "$TBSIMCTL" reclaim | tee "$SIM_TMP/reclaim.out"
-sim_grep "reclaim frees them" "$SIM_TMP/reclaim.out" '^reclaimed 4 QP slots'
+check_grep "reclaim frees them" "$SIM_TMP/reclaim.out" '^reclaimed 4 QP slots'
 "$TBSIMCTL" show >"$SIM_TMP/show.out"
-sim_grep "the device is free again" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 0/10'
+check_grep "the device is free again" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 0/10'
 
-sim_finish
+finish

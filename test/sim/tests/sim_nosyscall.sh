@@ -11,7 +11,7 @@
 . "$(dirname "$0")/sim_lib.sh"
 
 sim_init sim_nosyscall
-command -v strace >/dev/null || sim_skip "strace is not installed"
+command -v strace >/dev/null || skip "strace is not installed"
 sim_up --hosts 2 --addressing p2p
 port=$(sed -n 's/^#define EX_TCP_PORT *\([0-9]*\).*/\1/p' "$SIM_TESTS_DIR/../examples/ex_common.h")
 
@@ -36,13 +36,13 @@ counted()
 }
 
 few=$(counted 100)
-sim_grep "100 round trips ran" "$SIM_TMP/client.100.out" "^uc_pingpong: 100 iters"
+check_grep "100 round trips ran" "$SIM_TMP/client.100.out" "^uc_pingpong: 100 iters"
 many=$(counted 20000)
-sim_grep "20000 round trips ran" "$SIM_TMP/client.20000.out" "^uc_pingpong: 20000 iters"
+check_grep "20000 round trips ran" "$SIM_TMP/client.20000.out" "^uc_pingpong: 20000 iters"
 echo "system calls: $few for 100 round trips, $many for 20000"
 grep -v '^ *$' "$SIM_TMP/strace.20000" | sed 's/^/  strace(20000)| /'
-sim_check "counted system calls for both runs" test -n "$few" -a -n "$many"
+check "counted system calls for both runs" test -n "$few" -a -n "$many"
 extra=$((many - few))
 # Measured: exactly 0. One system call per 2000 extra round trips would already fail.
-sim_check "19900 extra round trips add $extra system calls (at most 10)" test "$extra" -le 10
-sim_finish
+check "19900 extra round trips add $extra system calls (at most 10)" test "$extra" -le 10
+finish

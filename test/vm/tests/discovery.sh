@@ -100,9 +100,16 @@ fi
 tbvm_tbrdma_info >/dev/null || { echo "SKIP: $(tbvm_project_build)/tools/tbrdma-info not built"; exit 77; }
 status=0
 [ "${TBVM_VMS:-0}" -ge 2 ] || { echo "FAIL: TBVM_VMS is '${TBVM_VMS:-}', need 2 or more VMs"; exit 1; }
+# The VMs check themselves in parallel (each is a separate emulated CPU); outputs in order.
+pids=()
 for ((i = 1; i <= TBVM_VMS; i++)); do
-    tbvm_on "vm$i" "cd $TBVM_REPO && bash test/vm/tests/discovery.sh --local" ||
-        status=1
+    tbvm_on "vm$i" "cd $TBVM_REPO && bash test/vm/tests/discovery.sh --local" \
+        >"/tmp/tbvm-discovery.vm$i.out" 2>&1 &
+    pids[i]=$!
+done
+for ((i = 1; i <= TBVM_VMS; i++)); do
+    wait "${pids[i]}" || status=1
+    cat "/tmp/tbvm-discovery.vm$i.out"
 done
 echo "discovery: $([ $status = 0 ] && echo all checks passed || echo some checks FAILED) on $TBVM_VMS VMs"
 exit $status
