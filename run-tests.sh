@@ -7,6 +7,7 @@
 #   sim         the Thunderbolt fabric simulator and the simulated cluster of Macs
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
+#   agree       the simulator and rxe give the same outcome for the same setup
 # Every test prints what it checked; its log is under build/test-logs/. The last line is
 # "tests: N passed, M failed, K skipped". Exit status 0 only when nothing failed.
 # Options: --only STAGE[,STAGE...]  run only these stages; --skip STAGE[,...]  skip these.
@@ -153,6 +154,11 @@ if stage_wanted vm; then
     echo "== vm"
     run_test vm run-tier 1800 test/vm/run-tier.sh
     grep -h '^vm tier' "$logs/vm/run-tier.log" 2>/dev/null | sed 's/^/  /'
+fi
+if stage_wanted agree; then
+    echo "== agree (simulator vs rxe)"
+    export TBRDMA_VM_TIER_LOG="$logs/vm/run-tier.log"
+    run_dir agree test/integration/agree 300
 fi
 
 echo "== summary ($(($(date +%s) - start_all)) s)"
