@@ -1,6 +1,6 @@
 /*
  * Device selection policy: the btl_tbrdma_if_include / btl_tbrdma_if_exclude lists. A list is
- * comma-separated shell globs ('*' any run, '?' one character, whitespace around items
+ * comma-separated shell globs (fnmatch(3): '*', '?', '[...]'; whitespace around items
  * ignored), each matched against the verbs device name and its paired interface name.
  */
 #include "tbrdma_select.h"
@@ -8,34 +8,22 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <string.h>
 
-/*
- * Glob match of text[0..tlen) against pat[0..plen). Iterative with one backtrack point for the
- * last '*', so the cost stays O(plen * tlen) with no recursion.
- */
+#define SELECT_ITEM_MAX 128 /* a longer item matches nothing (names are < 32 bytes) */
+
+/* Shell glob match (fnmatch(3): '*', '?', '[...]') of text against pat[0..plen). */
 static int select_glob(const char *pat, size_t plen, const char *text)
 {
-    size_t p = 0, t = 0, star_p = (size_t) -1, star_t = 0;
+    char item[SELECT_ITEM_MAX];
 
-    while ('\0' != text[t]) {
-        if (p < plen && ('?' == pat[p] || pat[p] == text[t])) {
-            p++;
-            t++;
-        } else if (p < plen && '*' == pat[p]) {
-            star_p = p++;
-            star_t = t;
-        } else if ((size_t) -1 != star_p) {
-            p = star_p + 1;
-            t = ++star_t;
-        } else {
-            return 0;
-        }
+    if (plen >= sizeof(item)) {
+        return 0;
     }
-    while (p < plen && '*' == pat[p]) {
-        p++;
-    }
-    return p == plen;
+    memcpy(item, pat, plen);
+    item[plen] = '\0';
+    return 0 == fnmatch(item, text, 0);
 }
 
 static int select_is_empty(const char *list)

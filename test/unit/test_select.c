@@ -53,6 +53,11 @@ static void test_select_device_globs(void)
     /* Backtracking: the first '*' must not swallow what the tail needs. */
     CU_ASSERT(1 == tbrdma_select_device("aaab", NULL, "*a?b", NULL));
     CU_ASSERT(0 == tbrdma_select_device("aaab", NULL, "*a?c", NULL));
+    /* bracket classes, as in the shell */
+    CU_ASSERT(1 == tbrdma_select_device("rdma_en2", "en2", "rdma_en[23]", NULL));
+    CU_ASSERT(0 == tbrdma_select_device("rdma_en4", "en4", "rdma_en[23]", NULL));
+    CU_ASSERT(1 == tbrdma_select_device("rdma_en5", "en5", "en[4-6]", NULL));
+    CU_ASSERT(0 == tbrdma_select_device("rdma_en5", "en5", NULL, "rdma_en[!2-4]"));
     CU_ASSERT(0 == tbrdma_select_device("", NULL, "?", NULL));
 }
 
