@@ -288,8 +288,8 @@ int ex_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s)
     }
 }
 
-int ex_post_send(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id,
-                 struct ibv_send_wr **bad_p)
+int ex_post_send_flags(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len,
+                       uint64_t wr_id, int flags, struct ibv_send_wr **bad_p)
 {
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = len, .lkey = mr->lkey};
     struct ibv_send_wr wr;
@@ -301,12 +301,18 @@ int ex_post_send(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, 
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.send_flags = flags;
     rc = ibv_post_send(qp, &wr, &bad);
     if (NULL != bad_p) {
         *bad_p = bad;
     }
     return rc;
+}
+
+int ex_post_send(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id,
+                 struct ibv_send_wr **bad_p)
+{
+    return ex_post_send_flags(qp, mr, buf, len, wr_id, IBV_SEND_SIGNALED, bad_p);
 }
 
 int ex_post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id)

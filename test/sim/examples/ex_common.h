@@ -65,6 +65,9 @@ double ex_now(void);
 /* One signaled SEND / one RECV of buf (inside mr, one SGE). Return the verb's rc. */
 int ex_post_send(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id,
                  struct ibv_send_wr **bad_p);
+/* The same SEND with the given send_flags (0 = unsignaled). */
+int ex_post_send_flags(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len,
+                       uint64_t wr_id, int flags, struct ibv_send_wr **bad_p);
 int ex_post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id);
 
 #endif /* EX_COMMON_H */

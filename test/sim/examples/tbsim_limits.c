@@ -306,19 +306,10 @@ static void check_frames(struct ex_conn *c, struct ibv_mr *mr, int fd)
           "a 1-frame send into a 1-frame receive succeeds (IBV_WC_RECV, byte_len 4096)", detail);
 }
 
+/* A 64-byte send from the start of mr. */
 static int post_small(struct ex_conn *c, struct ibv_mr *mr, uint64_t wr_id, int flags)
 {
-    struct ibv_sge sge = {(uintptr_t) mr->addr, 64, mr->lkey};
-    struct ibv_send_wr wr;
-    struct ibv_send_wr *bad = NULL;
-
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = flags;
-    return ibv_post_send(c->qp, &wr, &bad);
+    return ex_post_send_flags(c->qp, mr, mr->addr, 64, wr_id, flags, NULL);
 }
 
 static int count_idle_completions(struct ibv_cq *cq);
