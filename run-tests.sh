@@ -129,6 +129,7 @@ if stage_wanted ompi-5.0; then
     echo "== ompi-5.0 (build in a Debian 13 chroot)"
     run_test ompi-5.0 make-chroot 1200 test/ompi5/make-chroot.sh
     run_test ompi-5.0 build 900 test/ompi5/build.sh
+    run_test ompi-5.0 source-tree 1200 test/ompi5/source-tree.sh
 fi
 if stage_wanted ompi-4.1; then
     echo "== ompi-4.1"

@@ -138,6 +138,9 @@ complete_devel_headers()
         cp "$tmp/$dir"/*.h "$inc/$dir/"
         echo "make-chroot: installed $(cd "$tmp/$dir" && echo *.h) into $inc/$dir"
     done
+    # Keep the source package for test/ompi5/source-tree.sh (it configures an Open MPI tree).
+    mkdir -p "$TBRDMA_REPO/build/ompi5/openmpi-src-pkg"
+    cp "$root$srcdir"/openmpi_* "$TBRDMA_REPO/build/ompi5/openmpi-src-pkg/" 2>/dev/null || true
     rm -rf "$tmp" "${root:?}$srcdir" "$root/etc/apt/sources.list.d/tbrdma-src.list"
     in_root "$root" apt-get update -qq
     in_root "$root" apt-get clean
