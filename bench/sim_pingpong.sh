@@ -25,10 +25,10 @@ measure()
     sim_pair mac-b mac-a uc_pingpong "" "-m $mode -s $size -n $iters $xflag" >/dev/null
     if [ "$SIM_CLI_RC" != 0 ] || [ "$SIM_SRV_RC" != 0 ]; then
         printf '%-9s %9s %7s  failed (see below)\n' "$mode" "$size" "$iters"
-        cat "$SIM_TMP/client.out" "$SIM_TMP/server.out"
+        cat "$TC_TMP/client.out" "$TC_TMP/server.out"
         return
     fi
-    line=$(grep '^uc_pingpong: ' "$SIM_TMP/client.out" | tail -1)
+    line=$(grep '^uc_pingpong: ' "$TC_TMP/client.out" | tail -1)
     if [ "$mode" = pingpong ]; then
         echo "$line" | sed -n 's/.*rtt \([0-9.]*\) us, latency \([0-9.]*\) us, bandwidth \([0-9.]*\) MB\/s/\1 \2 \3/p' |
             while read -r rtt lat bw; do

@@ -6,6 +6,8 @@
 
 # shellcheck source=../../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/check.sh"
+# shellcheck source=../../lib/cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/cluster.sh"
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 build="$top/build"
@@ -26,18 +28,12 @@ require_env()
     done
 }
 
-# cluster_up ARGS...: brings up a cluster private to this test; down on exit.
+# cluster_up ARGS...: brings up a cluster private to this test (test/lib/cluster.sh); down on
+# exit.
 cluster_up()
 {
-    prefix="t$$"
-    export TBSIM_DIR="/run/tbsim-test-$$"
-    trap 'cluster_down' EXIT
-    "$tbc" up --prefix "$prefix" --mgmt-net "10.96.$(($$ % 250))" "$@" || fatal "tbcluster up $* failed"
-}
-
-cluster_down()
-{
-    "$tbc" down --prefix "$prefix" >/dev/null 2>&1 || echo "warning: tbcluster down failed"
+    tc_init i 10.96
+    tc_up "$@" || fatal "tbcluster up $* failed"
 }
 
 # on HOST CMD...: runs CMD on a simulated Mac.

@@ -14,37 +14,26 @@ fi
 
 # shellcheck source=../../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/check.sh"
+# shellcheck source=../../lib/cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/cluster.sh"
 
 CL_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TBCLUSTER=$CL_TESTS_DIR/../tbcluster
-CL_TMP=
 
-# Usage: cl_init TESTNAME. Sets PREFIX, MGMT_NET, TBSIM_DIR (exported), CL_TMP, CL_NAME and
-# CHECK_NAME (the name finish reports).
+# Usage: cl_init TESTNAME. Sets CL_NAME, CHECK_NAME (the name finish reports) and the private
+# cluster's TC_PREFIX, TC_MGMT, TC_TMP and TBSIM_DIR (test/lib/cluster.sh).
 cl_init()
 {
     CL_NAME=$1
     CHECK_NAME=$CL_NAME
     skip_unless_netns
-    PREFIX=t$$-
-    MGMT_NET=10.97.$(($$ % 250))
-    CL_TMP=$(mktemp -d "/tmp/$CL_NAME.XXXXXX")
-    TBSIM_DIR=$CL_TMP/state
-    export TBSIM_DIR
-    trap cl_cleanup EXIT
-    trap 'exit 1' INT TERM
-}
-
-cl_cleanup()
-{
-    "$TBCLUSTER" down --prefix "$PREFIX" >/dev/null 2>&1 || true
-    rm -rf "$CL_TMP"
+    tc_init t 10.97
 }
 
 # Usage: cl_up ARGS... : tbcluster up with this test's prefix and management network.
 cl_up()
 {
-    "$TBCLUSTER" up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" "$@"
+    tc_up "$@"
 }
 
 # Runs on host $1: tbcluster exec.
@@ -97,15 +86,15 @@ cl_carrier()
     [[ "$flags" == *LOWER_UP* ]]
 }
 
-# Checks that nothing named from PREFIX and no state dir is left.
+# Checks that nothing named from TC_PREFIX and no state dir is left.
 cl_check_nothing_left()
 {
     local left
     left=$(
-        ip netns list | grep "^$PREFIX"
-        ip -o link show | awk -F': ' '{print $2}' | grep "^$PREFIX"
-        findmnt -rn -o TARGET | grep "^$CL_TMP"
-        ls -d /etc/netns/"$PREFIX"* 2>/dev/null
+        ip netns list | grep "^$TC_PREFIX"
+        ip -o link show | awk -F': ' '{print $2}' | grep "^$TC_PREFIX"
+        findmnt -rn -o TARGET | grep "^$TC_TMP"
+        ls -d /etc/netns/"$TC_PREFIX"* 2>/dev/null
         ls -d "$TBSIM_DIR" 2>/dev/null
     )
     if [ -z "$left" ]; then

@@ -18,7 +18,7 @@ check_run()
     local label=$1 out rc
     shift
     out=$("$TBCLUSTER" mpirun --np 3 -- --map-by node --mca pml ob1 --mca btl self,tcp "$@" \
-        "$CL_TMP/hello" 2>&1)
+        "$TC_TMP/hello" 2>&1)
     rc=$?
     echo "$out" | while IFS= read -r line; do echo "  [$label] $line"; done
     expect "$label: mpirun exit status" 0 "$rc"
@@ -34,7 +34,7 @@ check_slots()
 {
     local out
     out=$("$TBCLUSTER" mpirun --slots 2 -- --map-by slot --mca pml ob1 --mca btl self,vader,tcp \
-        "$CL_TMP/hello" 2>&1)
+        "$TC_TMP/hello" 2>&1)
     expect "--slots 2: exit status" 0 "$?"
     expect "--slots 2: processor names of ranks 0..5" "mac-a mac-a mac-b mac-b mac-c mac-c" \
         "$(echo "$out" | sed -n 's/^rank [0-9]*\/6 on //p' | xargs)"
@@ -42,7 +42,7 @@ check_slots()
         "$(echo "$out" | grep '^allreduce')"
 }
 
-if ! mpicc -o "$CL_TMP/hello" "$CL_TESTS_DIR/cluster_mpi_hello.c"; then
+if ! mpicc -o "$TC_TMP/hello" "$CL_TESTS_DIR/cluster_mpi_hello.c"; then
     fail "mpicc cluster_mpi_hello.c"
     finish
 fi

@@ -40,9 +40,9 @@ check_host()
     local host=$1 idx=$2 port ll
     expect "$host: Thunderbolt ports" "en2 en3 en4" "$(cl_tb_ports "$host" | xargs)"
     expect "$host: hostname" "$host" "$(cl_on "$host" hostname)"
-    expect "$host: mac-c resolves to its mgmt0 address" "$MGMT_NET.3" \
+    expect "$host: mac-c resolves to its mgmt0 address" "$TC_MGMT.3" \
         "$(cl_on "$host" getent hosts mac-c | awk '{print $1}')"
-    expect "$host: mgmt0 address" "$MGMT_NET.$((idx + 1))/24" "$(cl_ipv4 "$host" mgmt0)"
+    expect "$host: mgmt0 address" "$TC_MGMT.$((idx + 1))/24" "$(cl_ipv4 "$host" mgmt0)"
     for port in $(cl_tb_ports "$host"); do
         ll=$(cl_on "$host" ip -6 -o addr show dev "$port" scope link | awk '{print $4}')
         check "$host:$port: IPv6 link-local ${ll:-missing}" [ "${ll#fe80:}" != "$ll" ]
@@ -71,7 +71,7 @@ expect "exec passes stdin and stdout" "hello" "$(echo hello | cl_on mac-b cat)"
 cl_on mac-c sh -c 'exit 7'
 expect "exec passes the exit status" 7 "$?"
 expect "exec exports TBSIM_DIR" "$TBSIM_DIR" "$(cl_on mac-d printenv TBSIM_DIR)"
-expect "exec runs in the host's netns (mgmt0 address)" "$MGMT_NET.2/24" \
+expect "exec runs in the host's netns (mgmt0 address)" "$TC_MGMT.2/24" \
     "$(cl_on b ip -4 -o addr show dev mgmt0 | awk '{print $4}')"
 expect "status lists 4 hosts and 6 cables" "4 6" \
     "$("$TBCLUSTER" status | awk '$1 == "host" {h++} $1 == "cable" {c++} END {print h, c}')"

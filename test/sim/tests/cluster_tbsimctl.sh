@@ -12,8 +12,8 @@ set -uo pipefail
 . "$(dirname "$0")/cluster_lib.sh"
 cl_init cluster_tbsimctl
 
-FAKE=$CL_TMP/tbsimctl
-LOG=$CL_TMP/tbsimctl.log
+FAKE=$TC_TMP/tbsimctl
+LOG=$TC_TMP/tbsimctl.log
 # The fake logs "TBSIM_DIR-ok" or "TBSIM_DIR-wrong", whether topology exists, then its arguments.
 # FAKE_INIT=fail makes init fail; FAKE_INIT=interrupt sends SIGINT to the calling tbcluster.
 cat >"$FAKE" <<FAKE_EOF
@@ -45,7 +45,7 @@ last_log()
 
 check_forwarding()
 {
-    check "up with the fake tbsimctl" tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 3
+    check "up with the fake tbsimctl" tbc up --prefix "$TC_PREFIX" --mgmt-net "$TC_MGMT" --hosts 3
     expect "up called init once" "TBSIM_DIR-ok topology init" "$(cat "$LOG")"
     tbc fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7
     expect "fault c2 forwarded" "TBSIM_DIR-ok topology fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7" \
@@ -59,10 +59,10 @@ check_forwarding()
     expect "rdma 2 on forwarded" "TBSIM_DIR-ok topology rdma mac-c on" "$(last_log)"
     check_not "rdma mac-a maybe refused" tbc rdma mac-a maybe
     check_not "fault c1 drop=x without tbsimctl fails" \
-        "$TBCLUSTER" --tbsimctl "$CL_TMP/none" fault c1 drop=0.5
-    check_not "rdma without tbsimctl fails" "$TBCLUSTER" --tbsimctl "$CL_TMP/none" rdma a on
+        "$TBCLUSTER" --tbsimctl "$TC_TMP/none" fault c1 drop=0.5
+    check_not "rdma without tbsimctl fails" "$TBCLUSTER" --tbsimctl "$TC_TMP/none" rdma a on
     check_not "second up refused" \
-        tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 2
+        tbc up --prefix "$TC_PREFIX" --mgmt-net "$TC_MGMT" --hosts 2
     expect "first cluster still there after the refused up" "mac-b" \
         "$("$TBCLUSTER" exec mac-b -- hostname)"
     check "down" tbc down
@@ -74,10 +74,10 @@ check_forwarding()
 check_failed_up()
 {
     : >"$LOG"
-    FAKE_INIT=fail tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 3 >/dev/null 2>&1
+    FAKE_INIT=fail tbc up --prefix "$TC_PREFIX" --mgmt-net "$TC_MGMT" --hosts 3 >/dev/null 2>&1
     expect "up with failing init exits 1" 1 "$?"
     cl_check_nothing_left "up with failing init"
-    FAKE_INIT=interrupt tbc up --prefix "$PREFIX" --mgmt-net "$MGMT_NET" --hosts 4 >/dev/null 2>&1
+    FAKE_INIT=interrupt tbc up --prefix "$TC_PREFIX" --mgmt-net "$TC_MGMT" --hosts 4 >/dev/null 2>&1
     check "up interrupted by SIGINT fails ($?)" [ "$?" != 0 ]
     cl_check_nothing_left "up interrupted by SIGINT"
 }
@@ -87,7 +87,7 @@ check_lost_state()
     cl_up --hosts 2 >/dev/null 2>&1
     rm -f "$TBSIM_DIR/cluster"
     check "down --prefix after the cluster file was lost" \
-        "$TBCLUSTER" down --prefix "$PREFIX"
+        "$TBCLUSTER" down --prefix "$TC_PREFIX"
     cl_check_nothing_left "down --prefix with lost state"
 }
 
@@ -100,7 +100,7 @@ check_running_process()
     pid=$!
     # Wait (bounded) until the background exec has become a sleep inside mac-b.
     for _ in $(seq 50); do
-        comm=$(for p in $(ip netns pids "${PREFIX}mac-b"); do cat "/proc/$p/comm"; done)
+        comm=$(for p in $(ip netns pids "${TC_PREFIX}mac-b"); do cat "/proc/$p/comm"; done)
         [ "$comm" = sleep ] && break
         sleep 0.1
     done

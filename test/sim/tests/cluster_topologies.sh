@@ -128,7 +128,7 @@ refused()
     shift
     if cl_up "$@" >/dev/null 2>&1; then
         fail "up $desc was accepted"
-        "$TBCLUSTER" down --prefix "$PREFIX"
+        "$TBCLUSTER" down --prefix "$TC_PREFIX"
     else
         pass "up $desc refused"
     fi

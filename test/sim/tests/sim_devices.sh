@@ -10,7 +10,7 @@ sim_init sim_devices
 
 sim_up --hosts 2 --addressing p2p
 ip_a=$(sim_ipv4 mac-a en2)
-out=$SIM_TMP/devinfo.out
+out=$TC_TMP/devinfo.out
 
 echo "== device, port and GID table of mac-a (en2 holds $ip_a)"
 sim_devinfo mac-a
@@ -70,7 +70,7 @@ sim_devinfo mac-a
 check_grep "ACTIVE again once en2 left the bridge" "$out" 'state PORT_ACTIVE \(4\)'
 
 echo "== a host outside the fabric lists no device"
-sim_sh mac-a env TBSIM_DIR="$SIM_TMP/nowhere" LD_PRELOAD="$SIM_LIB" "$SIM_BUILD/tbsim_devinfo" \
+sim_sh mac-a env TBSIM_DIR="$TC_TMP/nowhere" LD_PRELOAD="$SIM_LIB" "$SIM_BUILD/tbsim_devinfo" \
     >"$out" 2>&1
 check_grep "no fabric state: an empty device list" "$out" '^0 device\(s\)$'
 

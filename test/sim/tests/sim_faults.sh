@@ -10,8 +10,8 @@ source "$(dirname "$0")/sim_lib.sh"
 sim_init sim_faults
 
 sim_up --hosts 2 --addressing p2p
-cli=$SIM_TMP/client.out
-srv=$SIM_TMP/server.out
+cli=$TC_TMP/client.out
+srv=$TC_TMP/server.out
 
 # Usage: received : the server's count of intact arrivals.
 received()

@@ -15,6 +15,8 @@ fi
 
 # shellcheck source=../../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/check.sh"
+# shellcheck source=../../lib/cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/cluster.sh"
 
 SIM_TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIM_TOP=$(cd "$SIM_TESTS_DIR/../../.." && pwd)
@@ -24,7 +26,6 @@ TBCLUSTER=$SIM_TESTS_DIR/../tbcluster
 TBSIMCTL=$SIM_BUILD/tbsimctl
 export TBSIMCTL
 SIM_TIMEOUT=120 # hang guard per program: a UC peer that is gone never completes
-SIM_TMP=
 SIM_PIDS=()
 
 # Usage: sim_init NAME
@@ -40,37 +41,31 @@ sim_init()
             fatal "$f is not built (run ./build.sh)"
         fi
     done
-    SIM_PREFIX=s$(($$ % 100000))-
-    SIM_MGMT=10.98.$(($$ % 250))
-    SIM_TMP=$(mktemp -d "/tmp/$SIM_NAME.XXXXXX")
-    TBSIM_DIR=$SIM_TMP/state
-    export TBSIM_DIR
-    trap sim_cleanup EXIT
-    trap 'exit 1' INT TERM
+    TC_BEFORE_DOWN=sim_stop_programs
+    tc_init s 10.98
 }
 
-sim_cleanup()
+# Before the cluster goes down: the background programs a test started (SIM_PIDS).
+sim_stop_programs()
 {
     local pid
     for pid in "${SIM_PIDS[@]}"; do
         kill "$pid" 2>/dev/null || true
     done
-    "$TBCLUSTER" down --prefix "$SIM_PREFIX" >/dev/null 2>&1 || true
-    [ -n "${SIM_KEEP:-}" ] || rm -rf "$SIM_TMP"
 }
 
 # Usage: sim_up TBCLUSTER-UP-ARGS...
 sim_up()
 {
     echo "+ tbcluster up $*"
-    if ! "$TBCLUSTER" up --prefix "$SIM_PREFIX" --mgmt-net "$SIM_MGMT" "$@"; then
+    if ! tc_up "$@"; then
         fatal "tbcluster up $*"
     fi
 }
 
 sim_down()
 {
-    "$TBCLUSTER" down --prefix "$SIM_PREFIX" >/dev/null 2>&1 || true
+    "$TBCLUSTER" down --prefix "$TC_PREFIX" >/dev/null 2>&1 || true
 }
 
 # Usage: sim_on HOST PROGRAM ARGS... : runs a simulator program (from the build dir) on HOST.
@@ -91,40 +86,40 @@ sim_sh()
 }
 
 # Usage: sim_pair SERVER_HOST CLIENT_HOST PROGRAM "SERVER_ARGS" "CLIENT_ARGS"
-# Runs the server in the background and the client in front; output in $SIM_TMP/server.out and
-# $SIM_TMP/client.out, exit codes in SIM_SRV_RC and SIM_CLI_RC.
+# Runs the server in the background and the client in front; output in $TC_TMP/server.out and
+# $TC_TMP/client.out, exit codes in SIM_SRV_RC and SIM_CLI_RC.
 sim_pair()
 {
     local srv=$1 cli=$2 prog=$3 sargs=$4 cargs=$5 pid
     # shellcheck disable=SC2086 # the argument strings are word lists
-    sim_on "$srv" "$prog" $sargs >"$SIM_TMP/server.out" 2>&1 &
+    sim_on "$srv" "$prog" $sargs >"$TC_TMP/server.out" 2>&1 &
     pid=$!
     # shellcheck disable=SC2086
-    sim_on "$cli" "$prog" $cargs "$srv" >"$SIM_TMP/client.out" 2>&1
+    sim_on "$cli" "$prog" $cargs "$srv" >"$TC_TMP/client.out" 2>&1
     SIM_CLI_RC=$?
     wait "$pid"
     SIM_SRV_RC=$?
-    sed 's/^/  client| /' "$SIM_TMP/client.out"
-    sed 's/^/  server| /' "$SIM_TMP/server.out"
+    sed 's/^/  client| /' "$TC_TMP/client.out"
+    sed 's/^/  server| /' "$TC_TMP/server.out"
 }
 
 # Usage: sim_stream_pause : starts a stream of 200 messages of 4 KiB from mac-a to mac-b
 # (uc_pingpong -m stream -P) and returns once the client has paused after 100 of them, so the
-# caller can change the fabric half-way. Output in $SIM_TMP/server.out and $SIM_TMP/client.out.
+# caller can change the fabric half-way. Output in $TC_TMP/server.out and $TC_TMP/client.out.
 sim_stream_pause()
 {
-    local fifo=$SIM_TMP/pause.fifo _
+    local fifo=$TC_TMP/pause.fifo _
     rm -f "$fifo"
     mkfifo "$fifo"
-    sim_on mac-b uc_pingpong >"$SIM_TMP/server.out" 2>&1 &
+    sim_on mac-b uc_pingpong >"$TC_TMP/server.out" 2>&1 &
     SIM_SRV_PID=$!
     sim_on mac-a uc_pingpong -m stream -s 4096 -n 200 -P mac-b <"$fifo" \
-        >"$SIM_TMP/client.out" 2>&1 &
+        >"$TC_TMP/client.out" 2>&1 &
     SIM_CLI_PID=$!
     exec 9>"$fifo"
     # Waits for the client's word, not for a time: the loop only bounds a client that died.
     for _ in $(seq 300); do
-        grep -q 'paused after' "$SIM_TMP/client.out" && break
+        grep -q 'paused after' "$TC_TMP/client.out" && break
         sleep 0.1
     done
 }
@@ -139,17 +134,17 @@ sim_stream_resume()
     SIM_CLI_RC=$?
     wait "$SIM_SRV_PID"
     SIM_SRV_RC=$?
-    sed 's/^/  client| /' "$SIM_TMP/client.out"
-    sed 's/^/  server| /' "$SIM_TMP/server.out"
+    sed 's/^/  client| /' "$TC_TMP/client.out"
+    sed 's/^/  server| /' "$TC_TMP/server.out"
 }
 
-# Usage: sim_devinfo HOST [ARGS...] : tbsim_devinfo output in $SIM_TMP/devinfo.out (also shown).
+# Usage: sim_devinfo HOST [ARGS...] : tbsim_devinfo output in $TC_TMP/devinfo.out (also shown).
 sim_devinfo()
 {
     local host=$1
     shift
-    sim_on "$host" tbsim_devinfo "$@" >"$SIM_TMP/devinfo.out" 2>&1
-    sed "s/^/  $host| /" "$SIM_TMP/devinfo.out"
+    sim_on "$host" tbsim_devinfo "$@" >"$TC_TMP/devinfo.out" 2>&1
+    sed "s/^/  $host| /" "$TC_TMP/devinfo.out"
 }
 
 # First IPv4 (without prefix) of interface $2 on host $1.

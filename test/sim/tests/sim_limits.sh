@@ -15,38 +15,38 @@ echo "== tbsim_limits, peer on mac-b"
 sim_pair mac-b mac-a tbsim_limits "" ""
 expect "tbsim_limits client exit status" 0 "$SIM_CLI_RC"
 expect "tbsim_limits peer exit status" 0 "$SIM_SRV_RC"
-check_nogrep "no FAIL line" "$SIM_TMP/client.out" '^FAIL'
+check_nogrep "no FAIL line" "$TC_TMP/client.out" '^FAIL'
 for what in "the 11th QP fails with EBUSY" "the 101st MR fails with ENOMEM" \
     "the 64th posted receive fails with ENOMEM" "the 64th outstanding send fails with ENOMEM" \
     "RC QP fails with EOPNOTSUPP" "RDMA WRITE opcode fails post_send with EINVAL" \
     "a 1-frame send into a 2-frame receive completes the receive with an error" \
     "no send completes while the peer posts no receive"; do
-    check_grep "$what" "$SIM_TMP/client.out" "^PASS: $what\$"
+    check_grep "$what" "$TC_TMP/client.out" "^PASS: $what\$"
 done
 
 echo "== the QP limit counts every process of the host"
-fifo=$SIM_TMP/hold.fifo
+fifo=$TC_TMP/hold.fifo
 mkfifo "$fifo"
-sim_on mac-a tbsim_limits -k 4 <"$fifo" >"$SIM_TMP/hold.out" 2>&1 &
+sim_on mac-a tbsim_limits -k 4 <"$fifo" >"$TC_TMP/hold.out" 2>&1 &
 holder=$!
 SIM_PIDS+=("$holder")
 exec 9>"$fifo" # keeps the holder's stdin open
 for _ in $(seq 100); do
-    grep -q 'holding 4 QPs' "$SIM_TMP/hold.out" && break
+    grep -q 'holding 4 QPs' "$TC_TMP/hold.out" && break
     sleep 0.1
 done
-check_grep "a holder process keeps 4 QPs of mac-a:rdma_en2" "$SIM_TMP/hold.out" 'holding 4 QPs'
-"$TBSIMCTL" show | tee "$SIM_TMP/show.out" | sed 's/^/  show| /'
-check_grep "tbsimctl show counts them" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
+check_grep "a holder process keeps 4 QPs of mac-a:rdma_en2" "$TC_TMP/hold.out" 'holding 4 QPs'
+"$TBSIMCTL" show | tee "$TC_TMP/show.out" | sed 's/^/  show| /'
+check_grep "tbsimctl show counts them" "$TC_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
 sim_pair mac-b mac-a tbsim_limits "" "-o 4"
 expect "tbsim_limits -o 4 exit status" 0 "$SIM_CLI_RC"
-check_grep "only 6 more QPs, then EBUSY" "$SIM_TMP/client.out" \
+check_grep "only 6 more QPs, then EBUSY" "$TC_TMP/client.out" \
     '^PASS: the QPs other processes of this host hold count against the 10$'
-check_grep "... and the 7th fails with EBUSY" "$SIM_TMP/client.out" '^PASS: the 11th QP fails with EBUSY$'
+check_grep "... and the 7th fails with EBUSY" "$TC_TMP/client.out" '^PASS: the 11th QP fails with EBUSY$'
 
 echo "== a killed process leaks its QPs until tbsimctl reclaim"
 # the holder's own pid (the background job is the wrapper chain around it), from the registry
-hpid=$(awk '/^  qp / {print $4; exit}' "$SIM_TMP/show.out")
+hpid=$(awk '/^  qp / {print $4; exit}' "$TC_TMP/show.out")
 check "the registry names the holder's pid ($hpid)" kill -0 "$hpid"
 kill -KILL "$hpid"
 for _ in $(seq 100); do
@@ -55,11 +55,11 @@ for _ in $(seq 100); do
 done
 exec 9>&-
 wait "$holder" 2>/dev/null
-"$TBSIMCTL" show >"$SIM_TMP/show.out"
-check_grep "after SIGKILL the 4 QPs are still held" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
-"$TBSIMCTL" reclaim | tee "$SIM_TMP/reclaim.out"
-check_grep "reclaim frees them" "$SIM_TMP/reclaim.out" '^reclaimed 4 QP slots'
-"$TBSIMCTL" show >"$SIM_TMP/show.out"
-check_grep "the device is free again" "$SIM_TMP/show.out" '^device mac-a:rdma_en2 qps 0/10'
+"$TBSIMCTL" show >"$TC_TMP/show.out"
+check_grep "after SIGKILL the 4 QPs are still held" "$TC_TMP/show.out" '^device mac-a:rdma_en2 qps 4/10'
+"$TBSIMCTL" reclaim | tee "$TC_TMP/reclaim.out"
+check_grep "reclaim frees them" "$TC_TMP/reclaim.out" '^reclaimed 4 QP slots'
+"$TBSIMCTL" show >"$TC_TMP/show.out"
+check_grep "the device is free again" "$TC_TMP/show.out" '^device mac-a:rdma_en2 qps 0/10'
 
 finish

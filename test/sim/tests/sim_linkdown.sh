@@ -8,7 +8,7 @@ source "$(dirname "$0")/sim_lib.sh"
 sim_init sim_linkdown
 
 sim_up --hosts 2 --addressing p2p
-out=$SIM_TMP/devinfo.out
+out=$TC_TMP/devinfo.out
 
 echo "== cable c1 pulled"
 "$TBCLUSTER" fault c1 down
@@ -26,15 +26,15 @@ done
 
 echo "== cable pulled half-way through a stream of 200 messages"
 sim_stream_pause
-check_grep "the client paused after 100 messages" "$SIM_TMP/client.out" 'paused after 100 messages'
+check_grep "the client paused after 100 messages" "$TC_TMP/client.out" 'paused after 100 messages'
 "$TBCLUSTER" fault c1 down
 sim_stream_resume
 expect "client exit status" 0 "$SIM_CLI_RC"
 expect "server exit status" 0 "$SIM_SRV_RC"
-check_grep "all 200 sends complete with success, none with an error" "$SIM_TMP/client.out" \
+check_grep "all 200 sends complete with success, none with an error" "$TC_TMP/client.out" \
     'sent 200, send completions 200 success 0 error'
 check_grep "only the 100 sent before the pull arrive, with no error completion" \
-    "$SIM_TMP/server.out" 'received 100 of 200, corrupted 0, error completions 0'
+    "$TC_TMP/server.out" 'received 100 of 200, corrupted 0, error completions 0'
 "$TBCLUSTER" fault c1 up
 
 finish

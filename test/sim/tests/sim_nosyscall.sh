@@ -19,7 +19,7 @@ port=$(sed -n 's/^#define EX_TCP_PORT *\([0-9]*\).*/\1/p' "$SIM_TESTS_DIR/../exa
 counted()
 {
     local n=$1 pid
-    sim_on mac-a uc_pingpong -n "$n" >"$SIM_TMP/server.$n.out" 2>&1 &
+    sim_on mac-a uc_pingpong -n "$n" >"$TC_TMP/server.$n.out" 2>&1 &
     pid=$!
     # The client starts once the server listens: no connect retries in the count.
     for _ in $(seq 100); do
@@ -27,20 +27,20 @@ counted()
         sleep 0.1
     done
     timeout "$SIM_TIMEOUT" "$TBCLUSTER" exec mac-b -- env TBSIM_LINK_RECHECK_MS=3600000 \
-        strace -f -qq -c -o "$SIM_TMP/strace.$n" \
+        strace -f -qq -c -o "$TC_TMP/strace.$n" \
         env LD_PRELOAD="$SIM_LIB" "$SIM_BUILD/uc_pingpong" -n "$n" mac-a \
-        >"$SIM_TMP/client.$n.out" 2>&1
+        >"$TC_TMP/client.$n.out" 2>&1
     wait "$pid"
-    sed "s/^/  client($n)| /" "$SIM_TMP/client.$n.out" >&2
-    awk '$NF == "total" { print $4 }' "$SIM_TMP/strace.$n"
+    sed "s/^/  client($n)| /" "$TC_TMP/client.$n.out" >&2
+    awk '$NF == "total" { print $4 }' "$TC_TMP/strace.$n"
 }
 
 few=$(counted 100)
-check_grep "100 round trips ran" "$SIM_TMP/client.100.out" "^uc_pingpong: 100 iters"
+check_grep "100 round trips ran" "$TC_TMP/client.100.out" "^uc_pingpong: 100 iters"
 many=$(counted 20000)
-check_grep "20000 round trips ran" "$SIM_TMP/client.20000.out" "^uc_pingpong: 20000 iters"
+check_grep "20000 round trips ran" "$TC_TMP/client.20000.out" "^uc_pingpong: 20000 iters"
 echo "system calls: $few for 100 round trips, $many for 20000"
-grep -v '^ *$' "$SIM_TMP/strace.20000" | sed 's/^/  strace(20000)| /'
+grep -v '^ *$' "$TC_TMP/strace.20000" | sed 's/^/  strace(20000)| /'
 check "counted system calls for both runs" test -n "$few" -a -n "$many"
 extra=$((many - few))
 # Measured: exactly 0. One system call per 2000 extra round trips would already fail.

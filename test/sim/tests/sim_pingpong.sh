@@ -15,7 +15,7 @@ pingpong_ok()
     sim_pair mac-b mac-a uc_pingpong "" "-s $2 -n $3"
     expect "$1: ping-pong of $3 x $2 B: client exit" 0 "$SIM_CLI_RC"
     expect "$1: ping-pong of $3 x $2 B: server exit" 0 "$SIM_SRV_RC"
-    check_grep "$1: client reports $3 round trips of $2 B" "$SIM_TMP/client.out" \
+    check_grep "$1: client reports $3 round trips of $2 B" "$TC_TMP/client.out" \
         "^uc_pingpong: $3 iters of $2 B: rtt [0-9.]+ us"
 }
 
@@ -23,7 +23,7 @@ for addressing in p2p linklocal; do
     echo "== addressing $addressing"
     sim_up --hosts 2 --addressing "$addressing"
     sim_devinfo mac-a
-    check_grep "$addressing: mac-a has an IPv4-mapped GID" "$SIM_TMP/devinfo.out" 'GID\[1\]: ::ffff:'
+    check_grep "$addressing: mac-a has an IPv4-mapped GID" "$TC_TMP/devinfo.out" 'GID\[1\]: ::ffff:'
     pingpong_ok "$addressing" 64 200
     pingpong_ok "$addressing" 10000 50
     pingpong_ok "$addressing" 1048576 10
@@ -33,31 +33,31 @@ done
 echo "== addressing none"
 sim_up --hosts 2 --addressing none
 sim_devinfo mac-a
-check_nogrep "none: no IPv4-mapped GID on mac-a" "$SIM_TMP/devinfo.out" '::ffff:'
+check_nogrep "none: no IPv4-mapped GID on mac-a" "$TC_TMP/devinfo.out" '::ffff:'
 sim_pair mac-b mac-a uc_pingpong "" "-n 10"
 expect "none: the ping-pong (gid auto) fails on the client" 1 "$SIM_CLI_RC"
-check_grep "none: the client says there is no IPv4-mapped GID" "$SIM_TMP/client.out" \
+check_grep "none: the client says there is no IPv4-mapped GID" "$TC_TMP/client.out" \
     'no IPv4-mapped GID on port 1'
 sim_pair mac-b mac-a uc_pingpong "-g 1" "-g 1 -n 10"
 expect "none: with -g 1 the client fails" 1 "$SIM_CLI_RC"
 expect "none: with -g 1 the server fails" 1 "$SIM_SRV_RC"
-check_grep "none: client: RTR fails with EINVAL (errno 22)" "$SIM_TMP/client.out" \
+check_grep "none: client: RTR fails with EINVAL (errno 22)" "$TC_TMP/client.out" \
     '^modify_qp RTR failed: Invalid argument \(errno 22\)$'
-check_grep "none: server: RTR fails with EINVAL (errno 22)" "$SIM_TMP/server.out" \
+check_grep "none: server: RTR fails with EINVAL (errno 22)" "$TC_TMP/server.out" \
     '^modify_qp RTR failed: Invalid argument \(errno 22\)$'
 
 echo "== 3 hosts, full mesh: the device picks the cable"
 sim_down
 sim_up --hosts 3 --addressing p2p
 sim_devinfo mac-a
-check_grep "mac-a lists one device per cable (2)" "$SIM_TMP/devinfo.out" '^2 device\(s\)$'
+check_grep "mac-a lists one device per cable (2)" "$TC_TMP/devinfo.out" '^2 device\(s\)$'
 # c1 = mac-a:en2 <-> mac-b:en2, c2 = mac-a:en3 <-> mac-c:en2
 sim_pair mac-c mac-a uc_pingpong "-d rdma_en2" "-d rdma_en3 -s 4096 -n 100"
 expect "mac-a:rdma_en3 <-> mac-c:rdma_en2 (cable c2) ping-pong" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
 sim_pair mac-c mac-a uc_pingpong "-d rdma_en2" "-d rdma_en2 -n 10"
 expect "mac-a:rdma_en2 (cable to mac-b) towards mac-c fails on both sides" "1 1" \
     "$SIM_CLI_RC $SIM_SRV_RC"
-check_grep "RTR towards a GID that is not on this port's cable: EINVAL" "$SIM_TMP/client.out" \
+check_grep "RTR towards a GID that is not on this port's cable: EINVAL" "$TC_TMP/client.out" \
     '^modify_qp RTR failed: Invalid argument \(errno 22\)$'
 
 finish
