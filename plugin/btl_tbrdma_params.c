@@ -104,12 +104,8 @@ int mca_btl_tbrdma_params_register(void)
                                        &mca_btl_tbrdma_module_template.super);
 }
 
-static bool params_is_set(const char *value)
-{
-    return NULL != value && '\0' != value[0];
-}
-
-/* Resets a string variable to its empty default (the var system owns the old value). */
+/* Empties a string variable. The var system frees what its storage points to, so the old value
+ * is freed here and the storage left NULL. */
 static void params_reset_string(char **storage)
 {
     free(*storage);
@@ -130,6 +126,7 @@ static void params_verify_verbose(void)
     c->verbose = 0;
 }
 
+/* Both device lists set (the only way they can be invalid): the include list wins. */
 static void params_verify_selection(void)
 {
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
@@ -138,17 +135,10 @@ static void params_verify_selection(void)
     if (0 == tbrdma_select_validate(c->if_include, c->if_exclude, err, sizeof(err))) {
         return;
     }
-    if (params_is_set(c->if_include) && params_is_set(c->if_exclude)) {
-        snprintf(msg, sizeof(msg),
-                 "%s; using btl_tbrdma_if_include = %s and ignoring "
-                 "btl_tbrdma_if_exclude = %s",
-                 err, c->if_include, c->if_exclude);
-        params_reset_string(&c->if_exclude);
-    } else {
-        snprintf(msg, sizeof(msg), "%s; ignoring the device selection", err);
-        params_reset_string(&c->if_include);
-        params_reset_string(&c->if_exclude);
-    }
+    snprintf(msg, sizeof(msg),
+             "%s; using btl_tbrdma_if_include = %s and ignoring btl_tbrdma_if_exclude = %s", err,
+             c->if_include, c->if_exclude);
+    params_reset_string(&c->if_exclude);
     mca_btl_tbrdma_show_help("invalid-param", msg);
 }
 
