@@ -6,6 +6,8 @@
  *   rdma <host> on|off        RDMA enablement of a host (Apple: rdma_ctl enable/disable)
  *   reclaim                   free the QP and MR slots of processes that no longer exist
  *   show                      print hosts, cables, faults, devices and their QP/MR use
+ *   counters                  one line of traffic counters per device (see tbsim_counters)
+ *   held                      list every QP and MR slot still held; exit 1 when there is one
  * Exit status: 0 ok, 1 failure, 2 usage.
  */
 #include "libtbsim/tbsim_shm.h"
@@ -21,7 +23,7 @@
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: tbsimctl init | destroy | show | reclaim\n"
+            "usage: tbsimctl init | destroy | show | reclaim | counters | held\n"
             "       tbsimctl fault <cable-id> [drop=P] [corrupt=P] [delay_us=N] "
             "[seed=N]\n"
             "       tbsimctl rdma <host> on|off\n"
@@ -162,6 +164,78 @@ static int cmd_reclaim(void)
     return 0;
 }
 
+static void counters_dev(const struct tbsim_fabric *fab, int d)
+{
+    const struct tbsim_dev *dev = &fab->devs[d];
+    const struct tbsim_counters *c = &dev->cnt;
+
+    printf("counters %s:rdma_%s tx_msgs %llu tx_bytes %llu rx_msgs %llu rx_bytes %llu lost %llu "
+           "corrupted %llu len_err %llu\n",
+           fab->hosts[dev->host].name, dev->ifname, (unsigned long long) atomic_load(&c->tx_msgs),
+           (unsigned long long) atomic_load(&c->tx_bytes),
+           (unsigned long long) atomic_load(&c->rx_msgs),
+           (unsigned long long) atomic_load(&c->rx_bytes),
+           (unsigned long long) atomic_load(&c->lost),
+           (unsigned long long) atomic_load(&c->corrupted),
+           (unsigned long long) atomic_load(&c->len_err));
+}
+
+static int cmd_counters(void)
+{
+    struct tbsim_fabric *fab = map_or_say();
+
+    if (NULL == fab) {
+        return 1;
+    }
+    for (uint32_t d = 0; d < 2 * fab->ncables; d++) {
+        counters_dev(fab, (int) d);
+    }
+    return 0;
+}
+
+/* Prints one line per slot held on device d; returns how many. */
+static int held_dev(const struct tbsim_fabric *fab, int d)
+{
+    const struct tbsim_dev *dev = &fab->devs[d];
+    const char *host = fab->hosts[dev->host].name;
+    int n = 0;
+
+    for (int q = 0; q < TBSIM_QP_MAX; q++) {
+        int32_t pid = atomic_load(&dev->qp[q].owner);
+
+        if (0 != pid) {
+            printf("held %s:rdma_%s qp 0x%06x pid %d%s\n", host, dev->ifname,
+                   atomic_load(&dev->qp[q].qpn), pid, pid_dead(pid) ? " (dead)" : "");
+            n++;
+        }
+    }
+    for (int m = 0; m < TBSIM_MR_MAX; m++) {
+        int32_t pid = atomic_load(&dev->mr_owner[m]);
+
+        if (0 != pid) {
+            printf("held %s:rdma_%s mr %d pid %d%s\n", host, dev->ifname, m, pid,
+                   pid_dead(pid) ? " (dead)" : "");
+            n++;
+        }
+    }
+    return n;
+}
+
+static int cmd_held(void)
+{
+    struct tbsim_fabric *fab = map_or_say();
+    int n = 0;
+
+    if (NULL == fab) {
+        return 1;
+    }
+    for (uint32_t d = 0; d < 2 * fab->ncables; d++) {
+        n += held_dev(fab, (int) d);
+    }
+    printf("%d slots held\n", n);
+    return (0 == n) ? 0 : 1;
+}
+
 static void show_dev(const struct tbsim_fabric *fab, int d)
 {
     const struct tbsim_dev *dev = &fab->devs[d];
@@ -247,6 +321,12 @@ int main(int argc, char **argv)
     }
     if (0 == strcmp(argv[1], "show")) {
         return cmd_show();
+    }
+    if (0 == strcmp(argv[1], "counters")) {
+        return cmd_counters();
+    }
+    if (0 == strcmp(argv[1], "held")) {
+        return cmd_held();
     }
     return usage();
 }

@@ -185,9 +185,15 @@ static void corrupt(uint8_t *buf, uint32_t len, uint64_t r)
     }
 }
 
-static void transmit(struct tbsim_qp *qp, struct tbsim_fault *f, struct tbsim_swr *wr,
-                     uint64_t claim, uint64_t now)
+static void count(_Atomic uint64_t *c, uint64_t n)
 {
+    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsim_fault *f,
+                     struct tbsim_swr *wr, uint64_t claim, uint64_t now)
+{
+    struct tbsim_counters *cnt = &ctx->fab->devs[qp->dev].cnt;
     struct tbsim_rxq *peer = qp->peer;
     struct tbsim_rq_desc desc = peer->desc[claim % TBSIM_RING];
     struct tbsim_rx_slot *s = &peer->slot[claim % TBSIM_RING];
@@ -200,6 +206,7 @@ static void transmit(struct tbsim_qp *qp, struct tbsim_fault *f, struct tbsim_sw
         memcpy(data, (const void *) (uintptr_t) wr->addr, wr->len);
         if ((r % TBSIM_PPM) < atomic_load_explicit(&f->corrupt_ppm, memory_order_relaxed)) {
             corrupt(data, wr->len, mix64(r));
+            count(&cnt->corrupted, 1);
         }
         s->status = TBSIM_SLOT_OK;
         s->byte_len = wr->len;
@@ -207,6 +214,8 @@ static void transmit(struct tbsim_qp *qp, struct tbsim_fault *f, struct tbsim_sw
         s->status = TBSIM_SLOT_LEN_ERR; /* the frame rule: nothing is delivered */
         s->byte_len = 0;
     }
+    count(&cnt->tx_msgs, 1);
+    count(&cnt->tx_bytes, wr->len);
     s->deliver_ns = now + 1000ull * atomic_load_explicit(&f->delay_us, memory_order_relaxed);
     atomic_store_explicit(&s->seq, claim + 1, memory_order_release);
     atomic_store_explicit(&peer->tx_claimed, claim + 1, memory_order_release);
@@ -220,6 +229,7 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
     uint64_t r;
 
     if (!ctx->port_active) {
+        count(&ctx->fab->devs[qp->dev].cnt.lost, 1);
         return SEND_LEFT; /* Apple: no error for a pulled cable, the data is simply lost */
     }
     if (!qp_peer_ready(ctx, qp)) {
@@ -233,9 +243,10 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
     r = mix64(atomic_load_explicit(&f->seed, memory_order_relaxed) ^ (qp->sq_sent << 1)
               ^ ((uint64_t) qp->dev << 56));
     if ((r % TBSIM_PPM) < atomic_load_explicit(&f->drop_ppm, memory_order_relaxed)) {
+        count(&ctx->fab->devs[qp->dev].cnt.lost, 1);
         return SEND_LEFT; /* dropped on the wire: the credit stays for the next send */
     }
-    transmit(qp, f, wr, claim, now);
+    transmit(ctx, qp, f, wr, claim, now);
     return SEND_LEFT;
 }
 
@@ -269,8 +280,10 @@ static void progress_send(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
 
 /* ---- receiving -------------------------------------------------------------------------- */
 
-static void progress_recv(struct tbsim_qp *qp, uint64_t now)
+static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64_t now)
 {
+    struct tbsim_counters *cnt = &ctx->fab->devs[qp->dev].cnt;
+
     while (qp->rq_done < qp->rq_posted) {
         struct tbsim_rwr *wr = &qp->rq[qp->rq_done % TBSIM_RING];
         struct tbsim_rx_slot *s = &qp->rxq->slot[qp->rq_done % TBSIM_RING];
@@ -284,8 +297,11 @@ static void progress_recv(struct tbsim_qp *qp, uint64_t now)
         } else if (TBSIM_SLOT_OK == s->status) {
             memcpy((void *) (uintptr_t) wr->addr, rxq_data(qp->rxq, qp->rq_done), s->byte_len);
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, s->byte_len);
+            count(&cnt->rx_msgs, 1);
+            count(&cnt->rx_bytes, s->byte_len);
         } else {
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0);
+            count(&cnt->len_err, 1);
         }
         cq_push(qp->ibv.recv_cq, &wc, 0);
         qp->rq_done++;
@@ -305,7 +321,7 @@ static void progress(struct tbsim_context *ctx)
 
         if (NULL != qp) {
             progress_send(ctx, qp, now);
-            progress_recv(qp, now);
+            progress_recv(ctx, qp, now);
         }
     }
 }

@@ -20,7 +20,7 @@
 
 #define TBSIM_MAGIC       0x544253494d464231ull /* "TBSIMFB1" */
 #define TBSIM_RXQ_MAGIC   0x544253494d525831ull /* "TBSIMRX1" */
-#define TBSIM_VERSION     1
+#define TBSIM_VERSION     2
 #define TBSIM_DIR_DEFAULT "/run/tbsim"
 #define TBSIM_SHM_DEFAULT "/dev/shm"
 
@@ -70,6 +70,21 @@ struct tbsim_qp_entry {
     _Atomic uint32_t dest_qpn; /* valid once state >= RTR */
 };
 
+/*
+ * Traffic counters of one device, shared by every process of its host (atomic adds). Counted
+ * by the process that moves the message: tx and lost by the sender, rx and len_err by the
+ * receiver. Tests read them (tbsimctl counters) to prove which cable carried a job's traffic.
+ */
+struct tbsim_counters {
+    _Atomic uint64_t tx_msgs;   /* messages that left this device (delivered or corrupted) */
+    _Atomic uint64_t tx_bytes;  /* their bytes */
+    _Atomic uint64_t rx_msgs;   /* receives completed with success */
+    _Atomic uint64_t rx_bytes;  /* their bytes */
+    _Atomic uint64_t lost;      /* sends lost: drop fault, or the port was DOWN */
+    _Atomic uint64_t corrupted; /* messages sent with a flipped bit (corrupt fault) */
+    _Atomic uint64_t len_err;   /* receives failed by the frame rule */
+};
+
 struct tbsim_dev {
     int32_t host;
     int32_t cable;
@@ -79,6 +94,7 @@ struct tbsim_dev {
     _Atomic uint32_t pub_valid; /* 1 once a process of the host published */
     _Atomic int32_t mr_owner[TBSIM_MR_MAX];
     struct tbsim_qp_entry qp[TBSIM_QP_MAX];
+    struct tbsim_counters cnt;
 };
 
 struct tbsim_fabric {

@@ -5,6 +5,8 @@
 # IPv4 on the ports there is no IPv4-mapped GID, and an RTR with sgid_index 1 (JACCL's
 # hard-coded index) fails with EINVAL, the field's "RTR failed with errno 22". On 3 hosts the
 # device chooses the cable: a QP on the cable to mac-b cannot be connected to mac-c (EINVAL).
+# The devices' traffic counters (tbsimctl counters) count every message and byte, and no QP or
+# MR slot stays held once the programs exit (tbsimctl held).
 set -uo pipefail
 source "$(dirname "$0")/sim_lib.sh"
 sim_init sim_pingpong
@@ -25,6 +27,14 @@ for addressing in p2p linklocal; do
     sim_devinfo mac-a
     check_grep "$addressing: mac-a has an IPv4-mapped GID" "$TC_TMP/devinfo.out" 'GID\[1\]: ::ffff:'
     pingpong_ok "$addressing" 64 200
+    "$TBSIMCTL" counters >"$TC_TMP/counters.out"
+    cat "$TC_TMP/counters.out"
+    for end in mac-a mac-b; do
+        check_grep "$addressing: $end:rdma_en2 counted 200 messages of 64 B sent and received" \
+            "$TC_TMP/counters.out" \
+            "^counters $end:rdma_en2 tx_msgs 200 tx_bytes 12800 rx_msgs 200 rx_bytes 12800 lost 0 "
+    done
+    check "$addressing: no QP or MR slot is held once both programs exited" "$TBSIMCTL" held
     pingpong_ok "$addressing" 10000 50
     pingpong_ok "$addressing" 1048576 10
     sim_down
