@@ -2,10 +2,15 @@
  * mca_btl_tbrdma: the component and module of tbrdma, Open MPI's BTL for RDMA over Thunderbolt.
  *
  * One component, at most one module per process (all of a host's Thunderbolt ports belong to
- * one module: the mesh decides which port reaches which peer host). This issue brings the
- * control path only: discovery, diagnosis, modex, mesh. The module reaches no peer yet (no
- * queue pairs, no send/recv): add_procs records every peer's resolved port in an endpoint for
- * the data path to come and sets no reachable bit, so Open MPI uses the other BTLs.
+ * one module: the mesh decides which port reaches which peer host). add_procs solves the mesh,
+ * opens the devices it needs, creates two UC queue pairs per peer process on another host (one
+ * per channel: 1-frame messages, bulk messages), exchanges queue pair numbers through PMIx and
+ * connects them; after that, send/sendi/progress move ob1's fragments over them with tbrdma's
+ * own credits, acknowledgements, retransmission and liveness (docs/design.md).
+ *
+ * Threads: the data path is serialized by a token (btl_tbrdma_progress.c) that the application
+ * thread(s) and tbrdma's liveness thread take; ob1 is only ever called back from an application
+ * thread.
  */
 #ifndef BTL_TBRDMA_H
 #define BTL_TBRDMA_H
@@ -16,15 +21,36 @@
 
 #include "core/tbrdma_mesh.h"
 #include "core/tbrdma_modex.h"
+#include "core/tbrdma_rel.h"
 #include "core/tbrdma_types.h"
+#include "core/tbrdma_wire.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
-/* Module defaults until the data path exists; they size ob1's fragments then. */
-#define MCA_BTL_TBRDMA_FRAME_SIZE  4096  /* one Apple RDMA frame (research: 4 KiB frames) */
 #define MCA_BTL_TBRDMA_LATENCY     10    /* below tcp's 100: first fragments go here */
 #define MCA_BTL_TBRDMA_BANDWIDTH   40000 /* Mbit/s, what one TB5 cable carries with RDMA */
 #define MCA_BTL_TBRDMA_VERBOSE_MAX 100
+
+/* Apple's limits and tbrdma's fixed choices (docs/design.md has the arithmetic). */
+#define TBRDMA_WR_MAX        63 /* work requests really accepted in flight per queue (Apple) */
+#define TBRDMA_CTRL_RESERVE  4  /* 1-frame receives kept for control frames */
+#define TBRDMA_CTRL_BYTES    64 /* a control frame's buffer: header only */
+#define TBRDMA_POLL_BATCH    32 /* completions taken per poll */
+#define TBRDMA_LIVENESS_TICK 10 /* ms between two looks of the liveness thread */
+
+struct mca_btl_tbrdma_frag_t;
+struct mca_btl_tbrdma_device_t;
+
+/* Counters of one process, printed at finalize (btl_tbrdma_stats) and on failure. */
+typedef struct mca_btl_tbrdma_stats {
+    uint64_t tx_data, tx_bytes, tx_ctrl, tx_forced, retransmits, timeouts, nacks_sent, nacks_rcvd;
+    uint64_t rx_data, rx_bytes, rx_dup, rx_gap, rx_ctrl, rx_wc_err, rx_unknown_tag;
+    uint64_t rx_bad[TBRDMA_FRAME_VERDICTS]; /* refused frames by verdict */
+    uint64_t tx_wc_err, credit_stalls, held, bogus_acks;
+} mca_btl_tbrdma_stats_t;
 
 typedef struct mca_btl_tbrdma_component_t {
     mca_btl_base_component_t super;
@@ -36,6 +62,19 @@ typedef struct mca_btl_tbrdma_component_t {
     char *if_exclude;
     char *mesh_file;
     bool allow_partial_mesh;
+    bool checksum;         /* payload CRC32C on every frame */
+    int eager_depth;       /* 1-frame receives posted per peer */
+    int bulk_depth;        /* bulk receives posted per peer */
+    int bulk_frames;       /* frames per bulk message */
+    int send_frames;       /* 1-frame send buffers per device */
+    int bulk_send_frames;  /* bulk send buffers per device */
+    int max_qps_per_device;
+    int peer_timeout_ms;   /* silence after which a peer is declared lost */
+    int rto_us;            /* first retransmission timeout */
+    int ack_delay_us;      /* an owed acknowledgement waits at most this long */
+    bool liveness_thread;  /* answer peers while the application computes */
+    bool release_on_signal; /* free queue pairs and memory on SIGTERM/SIGINT/SIGHUP */
+    bool stats;            /* print the counters at finalize */
 
     int output; /* opal_output stream of btl_tbrdma_verbose, -1 when closed */
 
@@ -54,6 +93,40 @@ typedef struct mca_btl_tbrdma_module_t {
     tbrdma_mesh_spec_t *spec;  /* btl_tbrdma_mesh_file, NULL when not set */
     opal_list_t endpoints;     /* mca_btl_tbrdma_endpoint_t, one per peer on another host */
     opal_mutex_t lock;         /* add_procs/del_procs may run from several threads */
+
+    /* The data path (btl_tbrdma_connect.c creates it, btl_tbrdma_module.c frees it). */
+    struct mca_btl_tbrdma_device_t *devices[TBRDMA_MAX_PORTS]; /* by local port, NULL = unused */
+    struct mca_btl_base_endpoint_t **eps; /* connected endpoints, for the progress loop */
+    int neps;
+    bool verbs_live;   /* queue pairs and memory exist (released at finalize, error or signal) */
+    bool connect_done; /* the job's one connection step ran */
+    mca_btl_base_module_error_cb_fn_t error_cb;
+    tbrdma_rel_timing_t timing;
+    uint64_t peer_timeout_ns, keepalive_ns, ack_delay_ns, force_ns;
+
+    /* The token that serializes the data path, and who holds it (btl_tbrdma_progress.c). */
+    _Atomic uintptr_t token_owner;
+    int token_depth;
+    int in_progress;   /* a progress pass is running (ob1 callbacks may not start another) */
+    bool async_pass;   /* the running pass belongs to the liveness thread */
+    _Atomic uint64_t last_app_progress; /* ns: the last progress call of an application thread */
+
+    /* Work the liveness thread leaves for an application thread (token-protected). */
+    struct mca_btl_tbrdma_frag_t *deferred;  /* frames to return to their pools */
+    struct mca_btl_tbrdma_frag_t *cb_head, *cb_tail; /* send completions ob1 must hear of */
+    bool failure_pending;
+
+    /* Fragments ob1 handed over while another thread held the token (submit_lock). */
+    pthread_mutex_t submit_lock;
+    struct mca_btl_tbrdma_frag_t *submit_head, *submit_tail;
+    _Atomic int submit_count;
+
+    /* The liveness thread. */
+    pthread_t thread;
+    bool thread_running;
+    _Atomic int thread_stop;
+
+    mca_btl_tbrdma_stats_t stats;
 } mca_btl_tbrdma_module_t;
 
 /* The function table and defaults every module starts from (registered with the MCA base). */
@@ -67,5 +140,8 @@ void mca_btl_tbrdma_params_verify(void);
 mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *local,
                                                       tbrdma_port_info_t *ports,
                                                       tbrdma_mesh_spec_t *spec);
+
+/* btl_tbrdma_progress.c: the component's progress function (registered with opal_progress). */
+int mca_btl_tbrdma_component_progress(void);
 
 #endif /* BTL_TBRDMA_H */

@@ -100,6 +100,56 @@ static inline char *tbrdma_proc_hostname(const opal_proc_t *proc)
 #endif
 }
 
+/*
+ * Publishes what was put with OPAL_MODEX_SEND_STRING and waits until every process of names[]
+ * did the same (a PMIx fence that collects the data). Returns 0 on success.
+ */
+static inline int tbrdma_compat_commit_fence(const opal_process_name_t *names, size_t n)
+{
+#if BTL_VERSION >= 330
+    pmix_proc_t *procs = calloc(n, sizeof(*procs));
+    pmix_info_t info;
+    bool collect = true;
+    int rc;
+
+    if (NULL == procs) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    for (size_t i = 0; i < n; i++) {
+        OPAL_PMIX_CONVERT_NAME(&procs[i], &names[i]);
+    }
+    rc = PMIx_Commit();
+    if (PMIX_SUCCESS == rc) {
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        rc = PMIx_Fence(procs, n, &info, 1);
+        PMIX_INFO_DESTRUCT(&info);
+    }
+    free(procs);
+    return (PMIX_SUCCESS == rc) ? OPAL_SUCCESS : OPAL_ERROR;
+#else
+    opal_list_t list;
+    int rc;
+
+    OBJ_CONSTRUCT(&list, opal_list_t);
+    for (size_t i = 0; i < n; i++) {
+        opal_namelist_t *nm = OBJ_NEW(opal_namelist_t);
+
+        if (NULL == nm) {
+            OPAL_LIST_DESTRUCT(&list);
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
+        nm->name = names[i];
+        opal_list_append(&list, &nm->super);
+    }
+    rc = opal_pmix.commit();
+    if (OPAL_SUCCESS == rc) {
+        rc = opal_pmix.fence(&list, 1);
+    }
+    OPAL_LIST_DESTRUCT(&list);
+    return rc;
+#endif
+}
+
 /* The local rank on this node: int32_t in 4.1, uint16_t in 5.0. */
 #define TBRDMA_MY_LOCAL_RANK() ((int) opal_process_info.my_local_rank)
 

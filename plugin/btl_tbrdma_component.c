@@ -42,8 +42,7 @@ mca_btl_tbrdma_component_t mca_btl_tbrdma_component = {
                     .param_field = MCA_BASE_METADATA_PARAM_NONE,
                 },
             .btl_init = component_init,
-            /* No data path yet, so nothing to progress: bml skips a NULL progress function. */
-            .btl_progress = NULL,
+            .btl_progress = mca_btl_tbrdma_component_progress,
         },
     .output = -1,
 };

@@ -1,19 +1,24 @@
 /*
- * tbrdma endpoints (see btl_tbrdma_endpoint.h): creation and lookup. Endpoints live in the
- * module's list; del_procs and finalize release them.
+ * tbrdma endpoints (see btl_tbrdma_endpoint.h): creation and lookup, then the data path's
+ * per-peer setup: two UC queue pairs on the cable's device (1-frame channel, bulk channel), every
+ * receive posted before the peer can send, the connection entry the peer reads through PMIx,
+ * and the RTR/RTS connection to the peer's entry.
  */
 #include "btl_tbrdma_endpoint.h"
+#include "btl_tbrdma_output.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
 {
-    ep->proc = NULL;
-    ep->peer_host[0] = '\0';
+    memset((char *) ep + sizeof(ep->super), 0, sizeof(*ep) - sizeof(ep->super));
     ep->local_port = -1;
     ep->peer_port = -1;
-    memset(&ep->peer, 0, sizeof(ep->peer));
+    ep->state = TBRDMA_EP_NEW;
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct, NULL);
@@ -46,4 +51,161 @@ mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_find(mca_btl_tbrdma_module_t 
         }
     }
     return NULL;
+}
+
+/* A 32-bit value no other connection of this job is likely to use (never 0). */
+static uint32_t endpoint_random32(const mca_btl_tbrdma_endpoint_t *ep)
+{
+    static uint64_t counter;
+    struct timespec ts;
+    uint64_t x;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    x = (uint64_t) ts.tv_nsec ^ ((uint64_t) ts.tv_sec << 30) ^ ((uint64_t) getpid() << 40)
+        ^ (uintptr_t) ep ^ (++counter * 0x9e3779b97f4a7c15ull);
+    x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    return (0 != (uint32_t) x) ? (uint32_t) x : 1;
+}
+
+/* Posts every receive of channel c (each frame's wr_id is the frame itself). */
+static int endpoint_post_all(mca_btl_tbrdma_endpoint_t *ep, int c, char *err, size_t errlen)
+{
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+
+    for (int i = 0; i < ch->depth; i++) {
+        mca_btl_tbrdma_frag_t *f = &ch->recv[i];
+        int rc;
+
+        f->ep = ep;
+        rc = tbrdma_verbs_post_recv(ch->qp, (uintptr_t) f, f->buf, ch->frames * TBRDMA_FRAME_BYTES,
+                                    ep->dev->mr.lkey);
+        if (0 != rc) {
+            snprintf(err, errlen, "device %s: posting receive %d of %d failed: %s",
+                     ep->peer.device, i + 1, ch->depth, strerror(rc));
+            return -rc;
+        }
+        f->flags = TBRDMA_FF_POSTED;
+    }
+    return 0;
+}
+
+/* Queue pair, receive frames and posted receives of channel c. */
+static int endpoint_setup_chan(mca_btl_tbrdma_endpoint_t *ep, int c, char *err, size_t errlen)
+{
+    const mca_btl_tbrdma_component_t *comp = &mca_btl_tbrdma_component;
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+    int rc;
+
+    ch->frames = (TBRDMA_CHAN_EAGER == c) ? 1 : (uint32_t) comp->bulk_frames;
+    ch->depth = (TBRDMA_CHAN_EAGER == c) ? comp->eager_depth : comp->bulk_depth;
+    ch->recv = mca_btl_tbrdma_device_take_recv(ep->dev, ch->depth, (uint8_t) c);
+    if (NULL == ch->recv) {
+        snprintf(err, errlen, "internal error: no receive frames left on the device");
+        return -ENOMEM;
+    }
+    rc = tbrdma_verbs_qp_create(ep->dev->vdev, TBRDMA_WR_MAX, (uint32_t) ch->depth, &ch->qp,
+                                &ch->qpn, err, errlen);
+    if (0 != rc) {
+        return rc;
+    }
+    return endpoint_post_all(ep, c, err, errlen);
+}
+
+int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_device_t *dev,
+                                  tbrdma_conn_entry_t *entry, char *err, size_t errlen)
+{
+    int rc;
+
+    ep->dev = dev;
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        rc = endpoint_setup_chan(ep, c, err, errlen);
+        if (0 != rc) {
+            mca_btl_tbrdma_endpoint_release(ep);
+            return rc;
+        }
+    }
+    ep->conn_local = endpoint_random32(ep);
+    ep->psn = endpoint_random32(ep) & 0xffffff;
+    entry->conn_id = ep->conn_local;
+    entry->psn = ep->psn;
+    entry->bulk_frames = (uint16_t) ep->chan[TBRDMA_CHAN_BULK].frames;
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        entry->qpn[c] = ep->chan[c].qpn;
+        entry->depth[c] = (uint16_t) ep->chan[c].depth;
+    }
+    ep->state = TBRDMA_EP_READY;
+    return 0;
+}
+
+/* The peer's entry must describe channels this side can talk to. */
+static int endpoint_check_peer(const mca_btl_tbrdma_endpoint_t *ep,
+                               const tbrdma_conn_entry_t *peer, char *err, size_t errlen)
+{
+    if (peer->bulk_frames != ep->chan[TBRDMA_CHAN_BULK].frames || TBRDMA_CTRL_RESERVE + 1 > peer->depth[0]
+        || 1 > peer->depth[1] || TBRDMA_WR_MAX < peer->depth[0] || TBRDMA_WR_MAX < peer->depth[1]) {
+        snprintf(err, errlen,
+                 "the peer uses %u-frame bulk messages and receive depths %u/%u, this process "
+                 "%u-frame bulk messages: every process of a job needs the same "
+                 "btl_tbrdma_bulk_frames, and depths of %d..%d",
+                 peer->bulk_frames, peer->depth[0], peer->depth[1],
+                 ep->chan[TBRDMA_CHAN_BULK].frames, TBRDMA_CTRL_RESERVE + 1, TBRDMA_WR_MAX);
+        return -EPROTO;
+    }
+    return 0;
+}
+
+int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
+                                    uint8_t peer_flags, uint64_t now, char *err, size_t errlen)
+{
+    mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
+    const tbrdma_modex_port_t *local = &module->local.ports[ep->local_port];
+    tbrdma_vpeer_t vp;
+    int rc = endpoint_check_peer(ep, peer, err, errlen);
+
+    if (0 != rc) {
+        return rc;
+    }
+    memset(&vp, 0, sizeof(vp));
+    memcpy(vp.gid, ep->peer.gid.raw, sizeof(vp.gid));
+    vp.psn = peer->psn;
+    vp.mtu = (local->active_mtu < ep->peer.active_mtu) ? local->active_mtu : ep->peer.active_mtu;
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        vp.qpn = peer->qpn[c];
+        rc = tbrdma_verbs_qp_connect(ep->chan[c].qp, local->gid_index, ep->psn, &vp, err, errlen);
+        if (0 != rc) {
+            return rc;
+        }
+        tbrdma_rel_tx_init(&ep->chan[c].tx, peer->depth[c],
+                           TBRDMA_CHAN_EAGER == c ? TBRDMA_CTRL_RESERVE : 0,
+                           module->timing.rto_min_ns);
+        tbrdma_rel_rx_init(&ep->chan[c].rx, (uint16_t) ep->chan[c].depth,
+                           TBRDMA_CHAN_EAGER == c ? TBRDMA_CTRL_RESERVE : 0);
+    }
+    ep->conn_remote = peer->conn_id;
+    ep->csum = mca_btl_tbrdma_component.checksum || 0 != (peer_flags & TBRDMA_CONN_FLAG_CSUM);
+    ep->last_heard = now;
+    ep->probe_at = now;
+    ep->state = TBRDMA_EP_CONNECTED;
+    return 0;
+}
+
+void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep)
+{
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        tbrdma_verbs_qp_destroy(ep->chan[c].qp);
+        ep->chan[c].qp = NULL;
+    }
+}
+
+void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len)
+{
+    const mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
+    const tbrdma_port_info_t *lp = &module->ports[ep->local_port];
+
+    snprintf(buf, len,
+             "peer %s on host %s, over the cable %s %s (interface %s) <-> %s %s (qp 0x%x/0x%x)",
+             OPAL_NAME_PRINT(ep->proc->proc_name), ep->peer_host, module->local.host, lp->device,
+             '\0' != lp->ifname[0] ? lp->ifname : "?", ep->peer_host, ep->peer.device,
+             ep->chan[0].qpn, ep->chan[1].qpn);
 }

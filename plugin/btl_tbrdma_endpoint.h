@@ -1,15 +1,48 @@
 /*
- * A tbrdma endpoint: one peer process on another host, with the cable the mesh chose to reach
- * it (the local port, the peer's port and the peer port's GID). This issue has no data path:
- * endpoints are kept in the module's list for the queue pairs to come and are not handed to
- * Open MPI (add_procs marks no peer reachable).
+ * A tbrdma endpoint: one peer process on another host, the cable the mesh chose to reach it
+ * (the local port, the peer's port and the peer port's GID), and the two channels of the data
+ * path over that cable: a UC queue pair each, with the sending and receiving halves of tbrdma's
+ * reliability (core/tbrdma_rel.h) and the frames in flight.
+ *
+ * States: NEW (mesh resolved) -> READY (queue pairs created, receives posted, published) ->
+ * CONNECTED (RTR/RTS done; handed to Open MPI once the peer answered the handshake) ->
+ * FAILED (declared lost) or CLOSED (the peer finalized). Everything but creation and lookup is
+ * done by the token holder.
  */
 #ifndef BTL_TBRDMA_ENDPOINT_H
 #define BTL_TBRDMA_ENDPOINT_H
 
 #include "btl_tbrdma.h"
+#include "btl_tbrdma_frag.h"
 
 #include "opal/class/opal_list.h"
+
+#include "core/tbrdma_conn.h"
+
+enum mca_btl_tbrdma_ep_state {
+    TBRDMA_EP_NEW = 0,
+    TBRDMA_EP_READY,
+    TBRDMA_EP_CONNECTED,
+    TBRDMA_EP_FAILED,
+    TBRDMA_EP_CLOSED,
+};
+
+/* One channel of an endpoint: a UC queue pair and the frames on it. */
+typedef struct mca_btl_tbrdma_chan_t {
+    tbrdma_vqp_t *qp;
+    uint32_t qpn;
+    uint32_t frames;  /* frames per message on this channel (Apple's frame rule) */
+    int depth;        /* receives posted at start */
+    tbrdma_rel_tx_t tx;
+    tbrdma_rel_rx_t rx;
+    mca_btl_tbrdma_frag_t *head, *tail; /* send list in sequence order: [una, next_seq) */
+    mca_btl_tbrdma_frag_t *snd;         /* the frame at tx.snd_nxt, NULL when none */
+    int sq_posted;                      /* send work requests outstanding (<= TBRDMA_WR_MAX) */
+    mca_btl_tbrdma_frag_t *recv;        /* its depth receive frames */
+    mca_btl_tbrdma_frag_t *held_head, *held_tail; /* in order, awaiting delivery */
+    int nack;                                     /* a NACK is owed for this channel */
+    int stalled;                                  /* waiting for credits (counted once) */
+} mca_btl_tbrdma_chan_t;
 
 struct mca_btl_base_endpoint_t {
     opal_list_item_t super;
@@ -18,6 +51,23 @@ struct mca_btl_base_endpoint_t {
     int local_port;           /* index in module->local.ports */
     int peer_port;            /* index in the peer host's published ports */
     tbrdma_modex_port_t peer; /* the peer's port: device, GID and its index, MTU */
+
+    /* The data path. */
+    int state;                           /* enum mca_btl_tbrdma_ep_state */
+    struct mca_btl_tbrdma_device_t *dev; /* the local port's device */
+    mca_btl_tbrdma_chan_t chan[TBRDMA_NCHAN];
+    uint32_t conn_local;  /* stamped by the peer on frames to us */
+    uint32_t conn_remote; /* stamped by us on frames to the peer */
+    uint32_t psn;
+    int csum;             /* payloads carry CRC32C (either side asked for it) */
+    uint64_t last_heard;  /* ns: the peer's last valid frame */
+    uint64_t probe_at;    /* ns: when the next liveness probe may go */
+    uint64_t owed_since;  /* ns: since when an acknowledgement is owed (0: none) */
+    int ack_now;          /* acknowledge at once (duplicate seen, or asked) */
+    int probe;            /* ask the peer to answer at once (TBRDMA_HF_AREQ) */
+    int heard;            /* a valid frame came since connection (the handshake) */
+    int fail_reported;
+    char fail_reason[512];
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_tbrdma_endpoint_t;
 OBJ_CLASS_DECLARATION(mca_btl_tbrdma_endpoint_t);
@@ -30,5 +80,27 @@ mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc, con
 /* The module's endpoint for proc, NULL when it has none. Caller holds module->lock. */
 mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_find(mca_btl_tbrdma_module_t *module,
                                                         const opal_proc_t *proc);
+
+/*
+ * Creates the endpoint's two queue pairs on dev, posts every receive and fills the connection
+ * entry the peer will read (entry->peer_* are the caller's). READY on success; 0 or a negative
+ * errno with err set.
+ */
+int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_device_t *dev,
+                                  tbrdma_conn_entry_t *entry, char *err, size_t errlen);
+
+/*
+ * Connects a READY endpoint to the peer's entry: RTR/RTS of both queue pairs, credits from the
+ * peer's receive depths, checksums when either side wants them (peer_flags). CONNECTED on
+ * success; 0 or a negative errno with err set.
+ */
+int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
+                                    uint8_t peer_flags, uint64_t now, char *err, size_t errlen);
+
+/* Destroys the endpoint's queue pairs (its frames belong to the device). Idempotent. */
+void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep);
+
+/* "peer 3 on host mac-c (cable mac-a rdma_en3 (en3) <-> mac-c rdma_en2)": for messages. */
+void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len);
 
 #endif /* BTL_TBRDMA_ENDPOINT_H */

@@ -1,18 +1,22 @@
 /*
- * The tbrdma module: the BTL function table and add_procs, which turns every peer's modex
- * blob into the job's mesh (which local port reaches which host) and records, per peer on
- * another host, the cable to use.
+ * The tbrdma module: the BTL function table, add_procs, del_procs and finalize.
  *
- * Scope of this version: there is no data path yet (UC queue pairs, frames, send/recv come
- * later). The module therefore reaches no peer: add_procs sets no reachable bit and hands no
- * endpoint to Open MPI, so bml/r2 uses the other BTLs (tcp, sm/vader, self) for everything;
- * the function table holds add_procs/del_procs/finalize only and the flags advertise no
- * transfer capability (MCA_BTL_FLAGS_SINGLE_ADD_PROCS only, so that add_procs sees the
- * whole job at once: the mesh needs every host).
+ * add_procs sees the whole job at once (MCA_BTL_FLAGS_SINGLE_ADD_PROCS: the mesh needs every
+ * host): it turns every peer's modex blob into the job's mesh (which local port reaches which
+ * host), creates an endpoint per peer process on another host on the cable the mesh chose,
+ * connects the data path (btl_tbrdma_connect.c) and marks reachable the peers whose endpoint
+ * completed the handshake. Peers on this host are left to sm/vader and self.
+ *
+ * finalize drains (every frame acknowledged, bounded by btl_tbrdma_peer_timeout_ms), tells
+ * each peer it is closing, stops the liveness thread and releases every queue pair, memory
+ * region and device.
  */
 #include "btl_tbrdma.h"
+#include "btl_tbrdma_connect.h"
 #include "btl_tbrdma_endpoint.h"
+#include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_output.h"
+#include "btl_tbrdma_progress.h"
 
 #include "opal/class/opal_bitmap.h"
 
@@ -24,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MODULE_ERR_MAX (TBRDMA_MAX_HOSTS * TBRDMA_MAX_HOSTS * 96) /* every pair, named */
+#define MODULE_ERR_MAX     (TBRDMA_MAX_HOSTS * TBRDMA_MAX_HOSTS * 96) /* every pair, named */
+#define MODULE_RTO_MAX_NS  500000000u /* retransmission backoff stops at 0.5 s */
+#define MODULE_CLOSE_NS    100000000ull /* finalize waits this long for its CLOSE frames */
 
 static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **endpoints,
@@ -32,23 +38,46 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
 static int module_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **endpoints);
 static int module_finalize(struct mca_btl_base_module_t *btl);
+static int module_register_error(struct mca_btl_base_module_t *btl,
+                                 mca_btl_base_module_error_cb_fn_t cbfunc);
 
 mca_btl_tbrdma_module_t mca_btl_tbrdma_module_template = {
     .super =
         {
             .btl_component = &mca_btl_tbrdma_component.super,
-            .btl_eager_limit = MCA_BTL_TBRDMA_FRAME_SIZE,
-            .btl_rndv_eager_limit = MCA_BTL_TBRDMA_FRAME_SIZE,
-            .btl_max_send_size = MCA_BTL_TBRDMA_FRAME_SIZE,
+            /* eager messages are one frame; max_send_size follows btl_tbrdma_bulk_frames
+               (set in mca_btl_tbrdma_params_verify) */
+            .btl_eager_limit = TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
+            .btl_rndv_eager_limit = TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
+            .btl_max_send_size = 16 * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
             .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
             .btl_latency = MCA_BTL_TBRDMA_LATENCY,
             .btl_bandwidth = MCA_BTL_TBRDMA_BANDWIDTH,
-            .btl_flags = MCA_BTL_FLAGS_SINGLE_ADD_PROCS,
+            .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SINGLE_ADD_PROCS,
             .btl_add_procs = module_add_procs,
             .btl_del_procs = module_del_procs,
             .btl_finalize = module_finalize,
+            .btl_alloc = mca_btl_tbrdma_alloc,
+            .btl_free = mca_btl_tbrdma_free,
+            .btl_prepare_src = mca_btl_tbrdma_prepare_src,
+            .btl_send = mca_btl_tbrdma_send,
+            .btl_sendi = mca_btl_tbrdma_sendi,
+            .btl_register_error = module_register_error,
         },
 };
+
+/* The data path's timers, from the parameters (btl_tbrdma_params.c checked their ranges). */
+static void module_set_timing(mca_btl_tbrdma_module_t *module)
+{
+    const mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
+
+    module->timing.rto_min_ns = (uint32_t) c->rto_us * 1000u;
+    module->timing.rto_max_ns = MODULE_RTO_MAX_NS;
+    module->peer_timeout_ns = (uint64_t) c->peer_timeout_ms * 1000000ull;
+    module->keepalive_ns = module->peer_timeout_ns / 4;
+    module->ack_delay_ns = (uint64_t) c->ack_delay_us * 1000ull;
+    module->force_ns = 2ull * module->timing.rto_min_ns;
+}
 
 mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *local,
                                                       tbrdma_port_info_t *ports,
@@ -65,17 +94,12 @@ mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *loca
     module->spec = spec;
     OBJ_CONSTRUCT(&module->endpoints, opal_list_t);
     OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
+    pthread_mutex_init(&module->submit_lock, NULL);
+    module_set_timing(module);
     return module;
 }
 
-/* The job as add_procs sees it: the distinct hosts (sorted by name) and each proc's host. */
-typedef struct module_job {
-    int nhosts;
-    tbrdma_modex_t *hosts; /* TBRDMA_MAX_HOSTS entries */
-    int *proc_host;        /* per proc: index in hosts, -1 = no usable blob */
-    tbrdma_mesh_t *mesh;
-    char *err; /* MODULE_ERR_MAX bytes for the mesh solver's text */
-} module_job_t;
+typedef mca_btl_tbrdma_job_t module_job_t;
 
 static void module_job_free(module_job_t *job)
 {
@@ -334,6 +358,48 @@ static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, 
     return OPAL_SUCCESS;
 }
 
+/* Hands Open MPI every endpoint that completed the handshake, and marks its peer reachable. */
+static void module_mark_reachable(mca_btl_tbrdma_module_t *module, size_t nprocs,
+                                  opal_proc_t **procs, struct mca_btl_base_endpoint_t **endpoints,
+                                  struct opal_bitmap_t *reachable)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < nprocs; i++) {
+        mca_btl_tbrdma_endpoint_t *ep = mca_btl_tbrdma_endpoint_find(module, procs[i]);
+
+        if (NULL == ep || TBRDMA_EP_CONNECTED != ep->state || !ep->heard) {
+            continue;
+        }
+        endpoints[i] = ep;
+        opal_bitmap_set_bit(reachable, (int) i);
+        n++;
+    }
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "%s: %zu peers reachable over Thunderbolt RDMA",
+                   OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), n);
+}
+
+/* The data path for the job: connect once, then start what keeps it alive. */
+static int module_start_data_path(mca_btl_tbrdma_module_t *module, size_t nprocs,
+                                  opal_proc_t **procs, const module_job_t *job)
+{
+    int rc;
+
+    if (module->connect_done) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "processes added after start-up are reached by the other BTLs");
+        return OPAL_SUCCESS;
+    }
+    module->connect_done = true;
+    rc = mca_btl_tbrdma_connect(module, nprocs, procs, job);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    mca_btl_tbrdma_liveness_start(module);
+    mca_btl_tbrdma_signal_install();
+    return OPAL_SUCCESS;
+}
+
 static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **endpoints,
                             struct opal_bitmap_t *reachable)
@@ -342,9 +408,6 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     module_job_t job;
     int rc;
 
-    /* No data path yet: no endpoint goes to Open MPI and no reachable bit is set. */
-    (void) endpoints;
-    (void) reachable;
     rc = module_job_alloc(&job, nprocs);
     if (OPAL_SUCCESS != rc) {
         return rc;
@@ -363,37 +426,131 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     if (OPAL_SUCCESS == rc) {
         rc = module_add_endpoints(module, nprocs, procs, &job);
     }
+    if (OPAL_SUCCESS == rc) {
+        rc = module_start_data_path(module, nprocs, procs, &job);
+    }
+    if (OPAL_SUCCESS == rc) {
+        module_mark_reachable(module, nprocs, procs, endpoints, reachable);
+    }
     OPAL_THREAD_UNLOCK(&module->lock);
     module_job_free(&job);
     return rc;
 }
 
+/*
+ * Endpoints stay until finalize: ob1 removes every peer just before finalizing the BTL, whose
+ * drain still needs them.
+ */
 static int module_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **endpoints)
 {
-    mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
-    mca_btl_tbrdma_endpoint_t *ep;
-    size_t i;
-
+    (void) btl;
+    (void) nprocs;
+    (void) procs;
     (void) endpoints;
-    OPAL_THREAD_LOCK(&module->lock);
-    for (i = 0; i < nprocs; i++) {
-        ep = mca_btl_tbrdma_endpoint_find(module, procs[i]);
-        if (NULL != ep) {
-            opal_list_remove_item(&module->endpoints, &ep->super);
-            OBJ_RELEASE(ep);
+    return OPAL_SUCCESS;
+}
+
+static int module_register_error(struct mca_btl_base_module_t *btl,
+                                 mca_btl_base_module_error_cb_fn_t cbfunc)
+{
+    ((mca_btl_tbrdma_module_t *) btl)->error_cb = cbfunc;
+    return OPAL_SUCCESS;
+}
+
+/* 1 while an endpoint still has unacknowledged frames or posted sends. */
+static int module_busy(const mca_btl_tbrdma_module_t *module)
+{
+    for (int i = 0; i < module->neps; i++) {
+        const mca_btl_tbrdma_endpoint_t *ep = module->eps[i];
+
+        for (int c = 0; TBRDMA_EP_CONNECTED == ep->state && c < TBRDMA_NCHAN; c++) {
+            if (NULL != ep->chan[c].head || 0 < ep->chan[c].sq_posted) {
+                return 1;
+            }
         }
     }
-    OPAL_THREAD_UNLOCK(&module->lock);
-    return OPAL_SUCCESS;
+    return 0;
+}
+
+/*
+ * Finalize's drain: passes (without ob1 callbacks: ob1 is finalizing) until every frame is
+ * acknowledged or the peer timeout passes, then a CLOSE to every peer, whose send is awaited
+ * briefly. Peers lost now are not reported: the job is over.
+ */
+static void module_drain(mca_btl_tbrdma_module_t *module)
+{
+    uint64_t start = mca_btl_tbrdma_now(), now = start;
+
+    mca_btl_tbrdma_token_take(module);
+    while (module->verbs_live && module_busy(module) && now - start < module->peer_timeout_ns) {
+        mca_btl_tbrdma_pass(module, true);
+        now = mca_btl_tbrdma_now();
+    }
+    for (int i = 0; i < module->neps && module->verbs_live; i++) {
+        if (TBRDMA_EP_CONNECTED == module->eps[i]->state) {
+            mca_btl_tbrdma_ep_ctrl(module, module->eps[i], TBRDMA_MSG_CLOSE, now, true);
+        }
+    }
+    start = now;
+    while (module->verbs_live && module_busy(module) && now - start < MODULE_CLOSE_NS) {
+        mca_btl_tbrdma_pass(module, true);
+        now = mca_btl_tbrdma_now();
+    }
+    module->failure_pending = false;
+    mca_btl_tbrdma_release_verbs(module);
+    mca_btl_tbrdma_token_release(module);
+}
+
+static void module_print_stats(const mca_btl_tbrdma_module_t *module)
+{
+    const mca_btl_tbrdma_stats_t *s = &module->stats;
+    uint64_t bad = 0;
+
+    if (!mca_btl_tbrdma_component.stats && TBRDMA_VERBOSE_PEER > mca_btl_tbrdma_component.verbose) {
+        return;
+    }
+    for (int v = 1; v < TBRDMA_FRAME_VERDICTS; v++) {
+        bad += s->rx_bad[v];
+    }
+    opal_output(mca_btl_tbrdma_component.output,
+                "tbrdma stats: host %s %s: sent %llu data frames (%llu bytes), %llu control "
+                "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
+                "received, %llu credit stalls; received %llu data frames (%llu bytes), %llu "
+                "control, %llu duplicates, %llu after a gap, %llu refused (%llu bad checksum, "
+                "%llu bad header), %llu completion errors, %llu unknown tags, %llu held",
+                module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
+                (unsigned long long) s->tx_data, (unsigned long long) s->tx_bytes,
+                (unsigned long long) s->tx_ctrl, (unsigned long long) s->tx_forced,
+                (unsigned long long) s->retransmits, (unsigned long long) s->timeouts,
+                (unsigned long long) s->nacks_sent, (unsigned long long) s->nacks_rcvd,
+                (unsigned long long) s->credit_stalls, (unsigned long long) s->rx_data,
+                (unsigned long long) s->rx_bytes, (unsigned long long) s->rx_ctrl,
+                (unsigned long long) s->rx_dup, (unsigned long long) s->rx_gap,
+                (unsigned long long) bad, (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_CRC],
+                (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
+                (unsigned long long) (s->rx_wc_err + s->tx_wc_err),
+                (unsigned long long) s->rx_unknown_tag, (unsigned long long) s->held);
 }
 
 static int module_finalize(struct mca_btl_base_module_t *btl)
 {
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
 
+    if (module->verbs_live) {
+        module_drain(module);
+    }
+    mca_btl_tbrdma_liveness_stop(module);
+    mca_btl_tbrdma_signal_restore();
+    module_print_stats(module);
+    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
+        mca_btl_tbrdma_device_free(module->devices[p]);
+        module->devices[p] = NULL;
+    }
+    free(module->eps);
     OPAL_LIST_DESTRUCT(&module->endpoints);
     OBJ_DESTRUCT(&module->lock);
+    pthread_mutex_destroy(&module->submit_lock);
     free(module->ports);
     free(module->spec);
     if (mca_btl_tbrdma_component.module == module) {

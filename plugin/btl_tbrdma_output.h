@@ -4,7 +4,7 @@
  * Open MPI was configured --enable-debug).
  *
  * Verbosity levels: 1 = why tbrdma declines, which ports it uses, the mesh; 5 = per peer;
- * 10 = per resource (device, port, GID).
+ * 10 = per resource (device, port, GID); 20 = every refused frame.
  */
 #ifndef BTL_TBRDMA_OUTPUT_H
 #define BTL_TBRDMA_OUTPUT_H
@@ -19,6 +19,7 @@
 #define TBRDMA_VERBOSE_DECLINE  1
 #define TBRDMA_VERBOSE_PEER     5
 #define TBRDMA_VERBOSE_RESOURCE 10
+#define TBRDMA_VERBOSE_FRAME    20 /* every refused frame */
 
 /* Prints "tbrdma: <fmt>" on the tbrdma stream when btl_tbrdma_verbose >= level. */
 #define TBRDMA_VERBOSE(level, fmt, ...)                                                   \

@@ -5,6 +5,7 @@
  * a bad value and falls back to the default (btl_tcp's register/verify split).
  */
 #include "btl_tbrdma.h"
+#include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_output.h"
 
 #include "opal/mca/base/mca_base_var.h"
@@ -41,6 +42,103 @@ static int params_register_string(const char *name, const char *help, const char
     return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name, help,
                                            MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+/* An integer parameter: name, storage, default and range, with its help text and level. */
+typedef struct params_int {
+    const char *name;
+    int *storage;
+    int def, min, max;
+    mca_base_var_info_lvl_t level;
+    const char *help;
+} params_int_t;
+
+/* The data path's integer parameters (docs/params.md and docs/design.md explain each). */
+static params_int_t *params_int_table(size_t *n_p)
+{
+    mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
+    static params_int_t table[9];
+
+    table[0] = (params_int_t){"eager_depth", &c->eager_depth, 48, TBRDMA_CTRL_RESERVE + 4,
+                              TBRDMA_WR_MAX, OPAL_INFO_LVL_6,
+                              "1-frame receives posted per peer process (frames). "
+                              "Range 8..63 (Apple accepts 63 work requests per queue), "
+                              "default 48, of which 4 are kept for control frames"};
+    table[1] = (params_int_t){"bulk_depth", &c->bulk_depth, 16, 2, TBRDMA_WR_MAX,
+                              OPAL_INFO_LVL_6,
+                              "Bulk receives posted per peer process (messages). Range 2..63, "
+                              "default 16"};
+    table[2] = (params_int_t){"bulk_frames", &c->bulk_frames, 16, 2, 256, OPAL_INFO_LVL_5,
+                              "Size of a bulk message in 4 KiB frames: ob1's large fragments "
+                              "are up to this many frames minus the 40-byte header. Every "
+                              "process of a job must use the same value. Range 2..256, "
+                              "default 16 (64 KiB)"};
+    table[3] = (params_int_t){"send_frames", &c->send_frames, 256, 16, 4096, OPAL_INFO_LVL_6,
+                              "1-frame send buffers per device (frames), shared by its peers. "
+                              "Range 16..4096, default 256"};
+    table[4] = (params_int_t){"bulk_send_frames", &c->bulk_send_frames, 32, 2, 1024,
+                              OPAL_INFO_LVL_6,
+                              "Bulk send buffers per device (messages), shared by its peers. "
+                              "Range 2..1024, default 32"};
+    table[5] = (params_int_t){"max_qps_per_device", &c->max_qps_per_device, 10, 2, 4096,
+                              OPAL_INFO_LVL_4,
+                              "Queue pairs one device may hold, counted over every process of "
+                              "the host (Apple's limit is 10). A job needing more (2 per pair "
+                              "of ranks on the two ends of a cable) is refused at start-up. "
+                              "Range 2..4096, default 10"};
+    table[6] = (params_int_t){"peer_timeout_ms", &c->peer_timeout_ms, 5000, 100, 3600000,
+                              OPAL_INFO_LVL_3,
+                              "Milliseconds of silence after which a peer is declared lost "
+                              "(its process died, its Mac went away, the cable was pulled): "
+                              "the job then ends with a message naming the peer and the cable. "
+                              "Peers are probed after a quarter of it. Range 100..3600000, "
+                              "default 5000"};
+    table[7] = (params_int_t){"retransmit_timeout_us", &c->rto_us, 4000, 10, 1000000,
+                              OPAL_INFO_LVL_6,
+                              "Microseconds before an unacknowledged frame is sent again "
+                              "(doubling per timeout up to 0.5 s). Range 10..1000000, "
+                              "default 4000"};
+    table[8] = (params_int_t){"ack_delay_us", &c->ack_delay_us, 100, 1, 100000,
+                              OPAL_INFO_LVL_7,
+                              "Microseconds an acknowledgement may wait for a data frame to "
+                              "carry it before it goes alone. Range 1..100000, default 100"};
+    *n_p = sizeof(table) / sizeof(table[0]);
+    return table;
+}
+
+static int params_register_data_path(void)
+{
+    mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
+    size_t n;
+    params_int_t *t = params_int_table(&n);
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        rc |= 0 > params_register_int(t[i].name, t[i].help, t[i].def, t[i].level, t[i].storage);
+    }
+    rc |= 0 > params_register_bool(
+              "checksum",
+              "Whether every frame's payload carries a CRC32C (hardware-accelerated where the "
+              "CPU has it) that the receiver checks; a frame that fails is dropped and sent "
+              "again. On when either end of a connection asks. Default true",
+              true, OPAL_INFO_LVL_4, &c->checksum);
+    rc |= 0 > params_register_bool(
+              "liveness_thread",
+              "Whether a thread answers peers while the application computes outside MPI, so "
+              "that a busy rank is never mistaken for a lost one. Default true; without it, "
+              "raise btl_tbrdma_peer_timeout_ms above the longest computation",
+              true, OPAL_INFO_LVL_5, &c->liveness_thread);
+    rc |= 0 > params_register_bool(
+              "release_on_signal",
+              "Whether SIGTERM, SIGINT and SIGHUP first release tbrdma's queue pairs and memory "
+              "(Macs are reported to keep them until a reboot otherwise). Default true",
+              true, OPAL_INFO_LVL_5, &c->release_on_signal);
+    rc |= 0 > params_register_bool(
+              "stats",
+              "Whether each process prints its data path counters (frames, retransmissions, "
+              "refused frames) at finalize. Default false",
+              false, OPAL_INFO_LVL_5, &c->stats);
+    return rc ? OPAL_ERROR : OPAL_SUCCESS;
 }
 
 static int params_register_own(void)
@@ -91,13 +189,39 @@ static int params_register_own(void)
     return rc ? OPAL_ERROR : OPAL_SUCCESS;
 }
 
+/* Out-of-range integers go back to their default, with a message. */
+static void params_verify_ints(void)
+{
+    char msg[TBRDMA_MSG_MAX];
+    size_t n;
+    params_int_t *t = params_int_table(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].min <= *t[i].storage && *t[i].storage <= t[i].max) {
+            continue;
+        }
+        snprintf(msg, sizeof(msg), "btl_tbrdma_%s = %d is outside %d..%d; using %d", t[i].name,
+                 *t[i].storage, t[i].min, t[i].max, t[i].def);
+        mca_btl_tbrdma_show_help("invalid-param", msg);
+        *t[i].storage = t[i].def;
+    }
+}
+
 int mca_btl_tbrdma_params_register(void)
 {
+    mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
     int rc = params_register_own();
 
+    if (OPAL_SUCCESS == rc) {
+        rc = params_register_data_path();
+    }
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
+    /* ob1's largest fragment is one bulk message (the base registers it with this default) */
+    params_verify_ints();
+    m->btl_max_send_size =
+        (size_t) mca_btl_tbrdma_component.bulk_frames * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
     /* The standard btl_tbrdma_{exclusivity,flags,eager_limit,...} knobs. The template's
      * function table is already filled: the base strips flags without functions. */
     return mca_btl_base_param_register(&mca_btl_tbrdma_component.super.btl_version,
@@ -142,8 +266,8 @@ static void params_verify_selection(void)
     mca_btl_tbrdma_show_help("invalid-param", msg);
 }
 
-/* Flags whose functions this tbrdma does not have yet (no data path): the base strips PUT,
- * GET, flush and atomics; tbrdma strips the send-side ones. */
+/* Flags whose functions tbrdma does not have: the base strips PUT, GET, flush and atomics;
+ * tbrdma strips the send-side ones it lacks (SEND_INPLACE: it always copies into frames). */
 static void params_verify_flags(void)
 {
     mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
@@ -153,18 +277,40 @@ static void params_verify_flags(void)
     if (NULL == m->btl_send) {
         unsupported |= MCA_BTL_FLAGS_SEND;
     }
-    if (NULL == m->btl_prepare_src) {
-        unsupported |= MCA_BTL_FLAGS_SEND_INPLACE;
-    }
+    unsupported |= MCA_BTL_FLAGS_SEND_INPLACE;
     if (0 == (m->btl_flags & unsupported)) {
         return;
     }
     snprintf(msg, sizeof(msg),
-             "btl_tbrdma_flags = 0x%x asks for send flags 0x%x, but this "
-             "tbrdma has no data path yet; ignoring them",
+             "btl_tbrdma_flags = 0x%x asks for flags 0x%x that tbrdma does not support "
+             "(it copies every message into registered frames); ignoring them",
              m->btl_flags, m->btl_flags & unsupported);
     mca_btl_tbrdma_show_help("invalid-param", msg);
     m->btl_flags &= ~unsupported;
+}
+
+/* ob1's sizes must fit the frames: eager messages in one frame, fragments in a bulk message. */
+static void params_verify_sizes(void)
+{
+    mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
+    size_t eager = TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
+    size_t bulk =
+        (size_t) mca_btl_tbrdma_component.bulk_frames * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
+    char msg[TBRDMA_MSG_MAX];
+
+    if (m->btl_eager_limit > eager || m->btl_rndv_eager_limit > m->btl_eager_limit
+        || m->btl_max_send_size > bulk || m->btl_max_send_size < m->btl_eager_limit) {
+        snprintf(msg, sizeof(msg),
+                 "btl_tbrdma_eager_limit = %zu, rndv_eager_limit = %zu and max_send_size = %zu "
+                 "do not fit tbrdma's frames (eager <= %zu, rndv <= eager, eager <= max_send "
+                 "<= %zu with btl_tbrdma_bulk_frames = %d); using %zu, %zu and %zu",
+                 m->btl_eager_limit, m->btl_rndv_eager_limit, m->btl_max_send_size, eager,
+                 bulk, mca_btl_tbrdma_component.bulk_frames, eager, eager, bulk);
+        mca_btl_tbrdma_show_help("invalid-param", msg);
+        m->btl_eager_limit = eager;
+        m->btl_rndv_eager_limit = eager;
+        m->btl_max_send_size = bulk;
+    }
 }
 
 void mca_btl_tbrdma_params_verify(void)
@@ -172,4 +318,6 @@ void mca_btl_tbrdma_params_verify(void)
     params_verify_verbose();
     params_verify_selection();
     params_verify_flags();
+    params_verify_ints();
+    params_verify_sizes();
 }

@@ -1,0 +1,387 @@
+/*
+ * The data path's connection step of add_procs (docs/design.md, "Connections"). Queue pair
+ * numbers travel through PMIx, Open MPI's own side channel: no daemon, no port to open.
+ *   1. budget: every cabled pair of hosts needs (ranks on one) x (ranks on the other) x 2 queue
+ *      pairs on each end's device; all processes check all pairs, so all decide alike;
+ *   2. setup: the devices this process uses, two UC queue pairs per peer process on another
+ *      host, every receive posted; a local failure is published as a status, not hidden;
+ *   3. exchange: each process publishes its connection record (core/tbrdma_conn.h) and waits
+ *      in a PMIx fence over the job's tbrdma processes;
+ *   4. connect: RTR/RTS towards the peer's queue pairs, credits from its receive depths;
+ *   5. handshake: each endpoint asks its peer to answer (retried every 10 ms) and is usable once
+ *      a valid frame came back, which proves the path end to end before ob1 is told.
+ * Both ends of a pair use the cable the mesh solved for that pair of hosts, identically
+ * everywhere, so two cables between two Macs can never be crossed.
+ */
+#include "btl_tbrdma_connect.h"
+#include "btl_tbrdma_output.h"
+#include "btl_tbrdma_progress.h"
+
+#include "core/tbrdma_budget.h"
+#include "core/tbrdma_conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONNECT_KEY          "btl.tbrdma.conn.v1"
+#define CONNECT_RETRY_NS     10000000ull /* the handshake asks again every 10 ms */
+#define CONNECT_RDMA_PREFIX  "rdma_"
+
+static bool connect_speaks_for_host(void)
+{
+    return 0 == TBRDMA_MY_LOCAL_RANK();
+}
+
+int mca_btl_tbrdma_job_ranks_on(const mca_btl_tbrdma_job_t *job, size_t nprocs, int h)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < nprocs; i++) {
+        n += (job->proc_host[i] == h) ? 1 : 0;
+    }
+    return n;
+}
+
+/* "en2" for "rdma_en2" (Apple's naming), else the device name itself. */
+static const char *connect_iface_of(const char *device)
+{
+    size_t n = strlen(CONNECT_RDMA_PREFIX);
+
+    return (0 == strncmp(device, CONNECT_RDMA_PREFIX, n)) ? device + n : device;
+}
+
+static int connect_own_host(const mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job)
+{
+    for (int h = 0; h < job->nhosts; h++) {
+        if (0 == strcmp(job->hosts[h].host, module->local.host)) {
+            return h;
+        }
+    }
+    return -1;
+}
+
+/* Step 1. OPAL_ERR_UNREACH when a cabled pair exceeds the budget (this host's said so). */
+static int connect_budget(const mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
+                          size_t nprocs)
+{
+    int own = connect_own_host(module, job), over = 0;
+    char msg[TBRDMA_MSG_MAX];
+
+    for (int a = 0; a < job->nhosts; a++) {
+        for (int b = 0; b < job->nhosts; b++) {
+            const tbrdma_mesh_link_t *l = &job->mesh->link[a][b];
+            const char *dev = (0 <= l->port) ? job->hosts[a].ports[l->port].device : "";
+            tbrdma_budget_use_t use = {job->hosts[a].host,
+                                       dev,
+                                       connect_iface_of(dev),
+                                       job->hosts[b].host,
+                                       mca_btl_tbrdma_job_ranks_on(job, nprocs, a),
+                                       mca_btl_tbrdma_job_ranks_on(job, nprocs, b),
+                                       TBRDMA_NCHAN};
+
+            if (a == b || 0 > l->port) {
+                continue;
+            }
+            if (0 == tbrdma_budget_check(&use, mca_btl_tbrdma_component.max_qps_per_device, msg,
+                                         sizeof(msg))) {
+                continue;
+            }
+            over++;
+            if (a == own && connect_speaks_for_host()) {
+                mca_btl_tbrdma_show_help("qp-budget", msg);
+            }
+        }
+    }
+    if (0 < over) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "not used in this job: %d cabled pairs of hosts exceed the queue pair "
+                       "budget of %d per device",
+                       over / 2, mca_btl_tbrdma_component.max_qps_per_device);
+    }
+    return (0 == over) ? OPAL_SUCCESS : OPAL_ERR_UNREACH;
+}
+
+/* Every tbrdma process of the job, self included: the fence's participants. */
+static opal_process_name_t *connect_participants(size_t nprocs, opal_proc_t **procs,
+                                                 const mca_btl_tbrdma_job_t *job, size_t *n_p)
+{
+    opal_process_name_t *names = calloc(nprocs ? nprocs : 1, sizeof(*names));
+    size_t n = 0;
+
+    for (size_t i = 0; NULL != names && i < nprocs; i++) {
+        if (0 <= job->proc_host[i]) {
+            names[n++] = procs[i]->proc_name;
+        }
+    }
+    *n_p = n;
+    return names;
+}
+
+/* Step 2 for one local port: its device and the queue pairs of its endpoints. */
+static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int neps,
+                              tbrdma_conn_record_t *rec, char *err, size_t errlen)
+{
+    mca_btl_tbrdma_endpoint_t *ep;
+    int rc;
+
+    module->devices[port] = mca_btl_tbrdma_device_create(module, port, neps, err, errlen);
+    if (NULL == module->devices[port]) {
+        return -ENOMEM;
+    }
+    module->verbs_live = true;
+    OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        tbrdma_conn_entry_t *e = &rec->entries[rec->nentries];
+
+        if (ep->local_port != port || TBRDMA_EP_NEW != ep->state) {
+            continue;
+        }
+        e->peer_jobid = ep->proc->proc_name.jobid;
+        e->peer_vpid = ep->proc->proc_name.vpid;
+        rc = mca_btl_tbrdma_endpoint_setup(ep, module->devices[port], e, err, errlen);
+        if (0 != rc) {
+            return rc;
+        }
+        rec->nentries++;
+    }
+    return 0;
+}
+
+/* Step 2: fills rec (entries or a failure status). */
+static void connect_setup(mca_btl_tbrdma_module_t *module, tbrdma_conn_record_t *rec)
+{
+    char err[TBRDMA_MSG_MAX / 2], msg[TBRDMA_MSG_MAX];
+    int count[TBRDMA_MAX_PORTS] = {0}, rc = 0;
+    mca_btl_tbrdma_endpoint_t *ep;
+
+    OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        count[ep->local_port] += (TBRDMA_EP_NEW == ep->state) ? 1 : 0;
+    }
+    for (int p = 0; p < module->local.nports && 0 == rc; p++) {
+        if (0 < count[p]) {
+            rc = connect_setup_port(module, p, count[p], rec, err, sizeof(err));
+        }
+    }
+    if (0 == rc) {
+        return;
+    }
+    snprintf(msg, sizeof(msg), "host %s (%s): %s", module->local.host,
+             OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), err);
+    mca_btl_tbrdma_show_help("setup-failed", msg);
+    mca_btl_tbrdma_release_verbs(module);
+    rec->status = (0 < -rc && -rc < 65536) ? -rc : EIO;
+    rec->nentries = 0;
+}
+
+/* Step 3: publish rec, wait for every participant's. */
+static int connect_exchange(const tbrdma_conn_record_t *rec, const opal_process_name_t *names,
+                            size_t n)
+{
+    size_t len = tbrdma_conn_encoded_size(rec), used = 0;
+    void *blob = malloc(len);
+    int rc;
+
+    if (NULL == blob || 0 != tbrdma_conn_encode(rec, blob, len, &used)) {
+        free(blob);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    OPAL_MODEX_SEND_STRING(rc, TBRDMA_MODEX_SCOPE, CONNECT_KEY, blob, used);
+    free(blob);
+    if (OPAL_SUCCESS != rc) {
+        return OPAL_ERROR;
+    }
+    return tbrdma_compat_commit_fence(names, n);
+}
+
+/* The peer's record; -1 (and why) when it cannot be read or says the peer failed. */
+static int connect_peer_record(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_conn_record_t *rec,
+                               char *err, size_t errlen)
+{
+    uint8_t *blob = NULL;
+    size_t size = 0;
+    int rc;
+
+    OPAL_MODEX_RECV_STRING(rc, CONNECT_KEY, &ep->proc->proc_name, &blob, &size);
+    if (OPAL_SUCCESS != rc || NULL == blob) {
+        snprintf(err, errlen, "it published no connection record");
+        return -1;
+    }
+    rc = tbrdma_conn_decode(blob, size, rec);
+    free(blob);
+    if (0 != rc) {
+        snprintf(err, errlen, "its connection record cannot be read (%s)", strerror(-rc));
+        return -1;
+    }
+    if (0 != rec->status) {
+        snprintf(err, errlen, "it could not set up its queue pairs (%s)", strerror(rec->status));
+        tbrdma_conn_record_free(rec);
+        return -1;
+    }
+    return 0;
+}
+
+/* Step 4 for one endpoint. */
+static int connect_endpoint(mca_btl_tbrdma_endpoint_t *ep, uint64_t now, char *err, size_t errlen)
+{
+    const opal_process_name_t *me = &OPAL_PROC_MY_NAME;
+    const tbrdma_conn_entry_t *entry;
+    tbrdma_conn_record_t rec;
+    int rc;
+
+    if (0 != connect_peer_record(ep, &rec, err, errlen)) {
+        return -1;
+    }
+    entry = tbrdma_conn_find(&rec, me->jobid, me->vpid);
+    if (NULL == entry) {
+        snprintf(err, errlen, "its connection record has no queue pairs for this process");
+        rc = -1;
+    } else {
+        rc = mca_btl_tbrdma_endpoint_connect(ep, entry, rec.flags, now, err, errlen);
+    }
+    tbrdma_conn_record_free(&rec);
+    return rc;
+}
+
+static void connect_report(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                           const char *why)
+{
+    char where[TBRDMA_MSG_MAX / 2], msg[TBRDMA_MSG_MAX];
+
+    mca_btl_tbrdma_endpoint_describe(ep, where, sizeof(where));
+    snprintf(msg, sizeof(msg), "host %s (%s): cannot connect to %s: %s", module->local.host,
+             OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), where, why);
+    mca_btl_tbrdma_show_help("connect-failed", msg);
+}
+
+/* Step 4: every READY endpoint. */
+static void connect_all(mca_btl_tbrdma_module_t *module)
+{
+    char err[TBRDMA_MSG_MAX / 2];
+    mca_btl_tbrdma_endpoint_t *ep;
+    uint64_t now = mca_btl_tbrdma_now();
+
+    OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        if (TBRDMA_EP_READY != ep->state) {
+            continue;
+        }
+        if (0 != connect_endpoint(ep, now, err, sizeof(err))) {
+            connect_report(module, ep, err);
+            ep->state = TBRDMA_EP_FAILED;
+            ep->fail_reported = 1;
+            mca_btl_tbrdma_endpoint_release(ep);
+        }
+    }
+}
+
+/* The module's progress array: every CONNECTED endpoint. */
+static int connect_index(mca_btl_tbrdma_module_t *module)
+{
+    mca_btl_tbrdma_endpoint_t *ep;
+    int n = 0;
+
+    free(module->eps);
+    module->eps = calloc(opal_list_get_size(&module->endpoints) + 1, sizeof(*module->eps));
+    if (NULL == module->eps) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        if (TBRDMA_EP_CONNECTED == ep->state) {
+            module->eps[n++] = ep;
+        }
+    }
+    module->neps = n;
+    return OPAL_SUCCESS;
+}
+
+/* Asks every endpoint not heard yet to answer; 1 when all have been heard. */
+static int connect_ask(mca_btl_tbrdma_module_t *module, uint64_t now)
+{
+    int waiting = 0;
+
+    for (int i = 0; i < module->neps; i++) {
+        mca_btl_tbrdma_endpoint_t *ep = module->eps[i];
+
+        if (TBRDMA_EP_CONNECTED == ep->state && !ep->heard) {
+            ep->probe = 1;
+            mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, now, false);
+            waiting++;
+        }
+    }
+    return 0 == waiting;
+}
+
+/*
+ * Step 5. Passes run as the liveness thread's would: ob1 has not registered its callbacks yet,
+ * so a data frame from a faster peer is held for the first real progress.
+ */
+static void connect_handshake(mca_btl_tbrdma_module_t *module)
+{
+    uint64_t start = mca_btl_tbrdma_now(), asked = 0, now = start;
+    char why[256];
+
+    mca_btl_tbrdma_token_take(module);
+    while (now - start < module->peer_timeout_ns) {
+        if (now - asked >= CONNECT_RETRY_NS) {
+            if (connect_ask(module, now)) {
+                break;
+            }
+            asked = now;
+        }
+        mca_btl_tbrdma_pass(module, true);
+        now = mca_btl_tbrdma_now();
+    }
+    snprintf(why, sizeof(why),
+             "no answer within %d ms (btl_tbrdma_peer_timeout_ms) to the connection handshake: "
+             "its frames are lost on this cable",
+             mca_btl_tbrdma_component.peer_timeout_ms);
+    for (int i = 0; i < module->neps; i++) {
+        mca_btl_tbrdma_endpoint_t *ep = module->eps[i];
+
+        if (TBRDMA_EP_CONNECTED == ep->state && !ep->heard) {
+            mca_btl_tbrdma_ep_fail(module, ep, why);
+        }
+        if (TBRDMA_EP_FAILED == ep->state && !ep->fail_reported) {
+            connect_report(module, ep, ep->fail_reason);
+            ep->fail_reported = 1;
+        }
+    }
+    module->failure_pending = false; /* the handshake's failures were reported just above */
+    mca_btl_tbrdma_token_release(module);
+}
+
+int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
+                           const mca_btl_tbrdma_job_t *job)
+{
+    tbrdma_conn_record_t rec = {0};
+    opal_process_name_t *names;
+    size_t nnames = 0;
+    int rc = connect_budget(module, job, nprocs);
+
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    names = connect_participants(nprocs, procs, job, &nnames);
+    rec.entries = calloc(opal_list_get_size(&module->endpoints) + 1, sizeof(*rec.entries));
+    if (NULL == names || NULL == rec.entries) {
+        rc = OPAL_ERR_OUT_OF_RESOURCE; /* the fence is missed: the job cannot start anyway */
+        goto out_free;
+    }
+    rec.flags = mca_btl_tbrdma_component.checksum ? TBRDMA_CONN_FLAG_CSUM : 0;
+    connect_setup(module, &rec);
+    rc = connect_exchange(&rec, names, nnames);
+    if (OPAL_SUCCESS != rc || 0 != rec.status) {
+        mca_btl_tbrdma_release_verbs(module);
+        rc = (OPAL_SUCCESS != rc) ? rc : OPAL_ERR_UNREACH;
+        goto out_free;
+    }
+    connect_all(module);
+    rc = connect_index(module);
+    if (OPAL_SUCCESS == rc) {
+        connect_handshake(module);
+    }
+out_free:
+    free(rec.entries);
+    free(names);
+    return rc;
+}

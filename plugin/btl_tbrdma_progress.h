@@ -1,0 +1,107 @@
+/*
+ * The internal interface of tbrdma's data path, shared by its files:
+ *   btl_tbrdma_progress.c  the token, the progress pass, timers, liveness, failure reports
+ *   btl_tbrdma_send.c      ob1's send/sendi, channel send lists, control frames
+ *   btl_tbrdma_recv.c      completions: receives (checks, delivery) and sends
+ *   btl_tbrdma_connect.c   add_procs' data path: budget, queue pairs, PMIx exchange, handshake
+ *
+ * The token serializes everything that touches queue pairs, channels and endpoints: an
+ * application thread takes it (recursively: ob1 callbacks may send), the liveness thread only
+ * tries it. Functions below marked "token" must be called with it held.
+ */
+#ifndef BTL_TBRDMA_PROGRESS_H
+#define BTL_TBRDMA_PROGRESS_H
+
+#include "btl_tbrdma.h"
+#include "btl_tbrdma_endpoint.h"
+#include "btl_tbrdma_frag.h"
+
+/* ---- btl_tbrdma_progress.c ------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t mca_btl_tbrdma_now(void);
+
+/* 1 on tbrdma's liveness thread. */
+int mca_btl_tbrdma_on_liveness_thread(void);
+
+/* Takes the token if it is free or already this thread's; 1 on success. */
+int mca_btl_tbrdma_token_try(mca_btl_tbrdma_module_t *module);
+
+/* Takes the token, waiting for another holder to release it. */
+void mca_btl_tbrdma_token_take(mca_btl_tbrdma_module_t *module);
+
+/* Releases one level of the token. */
+void mca_btl_tbrdma_token_release(mca_btl_tbrdma_module_t *module);
+
+/* One pass over the data path (token): completions, transmissions, timers. async: the liveness
+ * thread runs it (nothing may call ob1). Returns the completions handled. */
+int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async);
+
+/* Declares ep lost with reason (token). Reported to ob1 by an application thread. */
+void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            const char *reason);
+
+/* Starts and stops the liveness thread. */
+int mca_btl_tbrdma_liveness_start(mca_btl_tbrdma_module_t *module);
+void mca_btl_tbrdma_liveness_stop(mca_btl_tbrdma_module_t *module);
+
+/* Destroys every queue pair, memory region and device of the module (token, or a dying
+ * process). Idempotent. */
+void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module);
+
+/* ---- btl_tbrdma_signal.c --------------------------------------------------------------- */
+
+/* Releases the verbs resources on SIGTERM/SIGINT/SIGHUP (btl_tbrdma_release_on_signal). */
+void mca_btl_tbrdma_signal_install(void);
+
+/* Puts the previous handlers back (finalize). */
+void mca_btl_tbrdma_signal_restore(void);
+
+/* ---- btl_tbrdma_send.c ----------------------------------------------------------------- */
+
+int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl,
+                        struct mca_btl_base_endpoint_t *endpoint,
+                        struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint,
+                         struct opal_convertor_t *convertor, void *header, size_t header_size,
+                         size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                         mca_btl_base_descriptor_t **descriptor);
+
+/* Queues a data frame on its channel (token): sequence number, send list. */
+void mca_btl_tbrdma_ep_enqueue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_frag_t *frag);
+
+/* Transmits what credits and send queues allow on both channels (token). */
+void mca_btl_tbrdma_ep_push(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            uint64_t now);
+
+/* Sends a control frame of type (ACK or CLOSE) if one is owed or forced (token). */
+void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            uint8_t type, uint64_t now, bool force);
+
+/* Sends an acknowledgement when one is owed: threshold, NACK, request, or delay (token). */
+void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                                  uint64_t now);
+
+/* Returns a control frame to its device's pool (token). */
+void mca_btl_tbrdma_ctrl_put(mca_btl_tbrdma_frag_t *frag);
+
+/* Queues the fragments ob1 handed over while the token was busy (token). */
+void mca_btl_tbrdma_submit_drain(mca_btl_tbrdma_module_t *module);
+
+/* ---- btl_tbrdma_recv.c ----------------------------------------------------------------- */
+
+/* Polls one device's completions and handles them (token). Returns how many. */
+int mca_btl_tbrdma_poll_device(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev,
+                               uint64_t now);
+
+/* Delivers the frames the liveness thread held, in order (token, application thread). */
+int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep);
+
+/* Calls ob1's completion callbacks the liveness thread left (token, application thread). */
+int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module);
+
+/* The transport is done with a send frame (acknowledged, no work request outstanding). */
+void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag);
+
+#endif /* BTL_TBRDMA_PROGRESS_H */

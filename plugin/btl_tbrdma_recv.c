@@ -1,0 +1,351 @@
+/*
+ * tbrdma's completions. Every completion's status is checked; nothing a peer sent is trusted
+ * before tbrdma_wire_check() accepted it (magic, version, type, channel, header CRC, length,
+ * connection id, payload CRC when checksums are on) and its frame count matched the channel's.
+ * A refused frame is counted by verdict and dropped: its receive is posted again and the sender's
+ * retransmission repairs the loss.
+ *
+ * An accepted frame first updates the sending half of its endpoint (acks free frames, grants
+ * raise credits, NACKs send the channel back), then, if it carries data, is delivered to ob1's
+ * callback for its tag when it is the next in order; a duplicate is acknowledged again, a frame
+ * after a gap is dropped and the gap NACKed once (go-back-N). On the liveness thread, in-order
+ * frames are held instead (acknowledged, receive not reposted, so credits shrink) and delivered
+ * by the next application thread's progress, in order.
+ * Hot path: mca_btl_tbrdma_poll_device, recv_complete, recv_deliver.
+ */
+#include "btl_tbrdma_output.h"
+#include "btl_tbrdma_progress.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- sends ------------------------------------------------------------------------------ */
+
+/* Runs ob1's completion callback of a send frame (application thread). */
+static void recv_run_callback(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
+{
+    uint32_t des_flags = frag->base.des_flags;
+
+    frag->flags &= ~TBRDMA_FF_CB;
+    frag->base.des_cbfunc(&module->super, frag->ep, &frag->base, OPAL_SUCCESS);
+    if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+        mca_btl_tbrdma_frag_put(module, frag); /* ob1's reference, dropped on its behalf */
+    }
+}
+
+/* ob1 hears of a send's local completion: now, or from the next application thread. */
+static void recv_complete_to_ob1(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
+{
+    if (!module->async_pass) {
+        recv_run_callback(module, frag);
+        return;
+    }
+    frag->flags &= ~TBRDMA_FF_CB;
+    frag->cb_next = NULL;
+    if (NULL == module->cb_tail) {
+        module->cb_head = frag;
+    } else {
+        module->cb_tail->cb_next = frag;
+    }
+    module->cb_tail = frag;
+}
+
+int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module)
+{
+    int n = 0;
+
+    while (NULL != module->cb_head) {
+        mca_btl_tbrdma_frag_t *frag = module->cb_head;
+
+        module->cb_head = frag->cb_next;
+        if (NULL == module->cb_head) {
+            module->cb_tail = NULL;
+        }
+        frag->flags |= TBRDMA_FF_CB;
+        recv_run_callback(module, frag);
+        n++;
+    }
+    return n;
+}
+
+void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
+{
+    mca_btl_tbrdma_frag_put(module, frag); /* the transport's reference */
+}
+
+static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag,
+                          const tbrdma_vwc_t *wc)
+{
+    mca_btl_tbrdma_endpoint_t *ep = frag->ep;
+    char why[160];
+
+    frag->flags &= ~TBRDMA_FF_POSTED;
+    ep->chan[frag->chan].sq_posted--;
+    if (0 != wc->status) {
+        /* the frame is retransmitted like a lost one; a flushed queue pair is dead */
+        module->stats.tx_wc_err++;
+        if (TBRDMA_EP_CONNECTED == ep->state && tbrdma_verbs_wc_flushed(wc->status)) {
+            snprintf(why, sizeof(why), "its queue pair 0x%x went to the error state (%s)",
+                     wc->qp_num, tbrdma_verbs_wc_status_str(wc->status));
+            mca_btl_tbrdma_ep_fail(module, ep, why);
+        }
+    }
+    if (TBRDMA_FRAG_CTRL == frag->kind) {
+        mca_btl_tbrdma_ctrl_put(frag);
+        return;
+    }
+    if ((frag->flags & TBRDMA_FF_CB) && 0 == wc->status) {
+        recv_complete_to_ob1(module, frag);
+    }
+    if (0 == (frag->flags & TBRDMA_FF_QUEUED)) {
+        mca_btl_tbrdma_send_done(module, frag); /* acknowledged before its completion came */
+    }
+}
+
+/* ---- acknowledgements and grants from the peer ------------------------------------------ */
+
+/* A cumulative ack for channel c: frees the acknowledged frames of its send list. */
+static void recv_chan_ack(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, int c,
+                          uint32_t ack, uint64_t now)
+{
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+    int n = tbrdma_rel_tx_ack(&ch->tx, ack, now, &module->timing);
+
+    if (n < 0) {
+        module->stats.bogus_acks++;
+        return;
+    }
+    while (n-- > 0) {
+        mca_btl_tbrdma_frag_t *frag = ch->head;
+
+        ch->head = frag->next;
+        if (ch->snd == frag) {
+            ch->snd = ch->head;
+        }
+        frag->flags &= ~TBRDMA_FF_QUEUED;
+        if (frag->flags & TBRDMA_FF_CB) {
+            recv_complete_to_ob1(module, frag);
+        }
+        if (0 == (frag->flags & TBRDMA_FF_POSTED)) {
+            mca_btl_tbrdma_send_done(module, frag);
+        }
+    }
+    if (NULL == ch->head) {
+        ch->tail = NULL;
+    }
+}
+
+static void recv_apply_peer(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            const tbrdma_hdr_t *h, uint64_t now)
+{
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+
+        tbrdma_rel_tx_limit(&ch->tx, h->lim[c]);
+        recv_chan_ack(module, ep, c, h->ack[c], now);
+        if (h->flags & (TBRDMA_HF_NACK0 << c)) {
+            module->stats.nacks_rcvd++;
+            if (tbrdma_rel_tx_nack(&ch->tx, h->ack[c])) {
+                ch->snd = ch->head; /* go back to the first unacknowledged frame */
+            }
+        }
+    }
+    if (h->flags & TBRDMA_HF_AREQ) {
+        ep->ack_now = 1;
+    }
+}
+
+/* ---- receives --------------------------------------------------------------------------- */
+
+static void recv_repost(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                        mca_btl_tbrdma_frag_t *frag)
+{
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[frag->chan];
+    char why[160];
+    int rc;
+
+    if (TBRDMA_EP_CONNECTED != ep->state || NULL == ch->qp) {
+        return;
+    }
+    rc = tbrdma_verbs_post_recv(ch->qp, (uintptr_t) frag, frag->buf,
+                                ch->frames * TBRDMA_FRAME_BYTES, ep->dev->mr.lkey);
+    if (0 != rc) {
+        snprintf(why, sizeof(why), "posting a receive again failed: %s", strerror(rc));
+        mca_btl_tbrdma_ep_fail(module, ep, why);
+        return;
+    }
+    frag->flags = TBRDMA_FF_POSTED;
+    tbrdma_rel_rx_reposted(&ch->rx);
+}
+
+/* Hands one in-order data frame to ob1's callback for its tag (application thread). */
+static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                         mca_btl_tbrdma_frag_t *frag)
+{
+    mca_btl_base_segment_t seg;
+
+    if (NULL == mca_btl_base_active_message_trigger[frag->tag].cbfunc) {
+        module->stats.rx_unknown_tag++; /* nobody registered the tag: counted, dropped */
+        return;
+    }
+    seg.seg_addr.pval = frag->buf + TBRDMA_HDR_BYTES;
+    seg.seg_len = frag->len;
+    module->stats.rx_data++;
+    module->stats.rx_bytes += frag->len;
+    tbrdma_compat_deliver(&module->super, ep, frag->tag, &seg, 1);
+}
+
+static void recv_hold(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_chan_t *ch,
+                      mca_btl_tbrdma_frag_t *frag)
+{
+    frag->flags |= TBRDMA_FF_HELD;
+    frag->next = NULL;
+    if (NULL == ch->held_tail) {
+        ch->held_head = frag;
+    } else {
+        ch->held_tail->next = frag;
+    }
+    ch->held_tail = frag;
+    module->stats.held++;
+}
+
+int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+{
+    int n = 0;
+
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+
+        while (NULL != ch->held_head) {
+            mca_btl_tbrdma_frag_t *frag = ch->held_head;
+
+            ch->held_head = frag->next;
+            if (NULL == ch->held_head) {
+                ch->held_tail = NULL;
+            }
+            frag->flags &= ~TBRDMA_FF_HELD;
+            recv_deliver(module, ep, frag);
+            recv_repost(module, ep, frag);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* A data frame that passed the checks. */
+static void recv_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                      mca_btl_tbrdma_frag_t *frag, const tbrdma_hdr_t *h)
+{
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[frag->chan];
+
+    switch (tbrdma_rel_rx_data(&ch->rx, h->seq)) {
+    case TBRDMA_REL_DELIVER:
+        tbrdma_rel_rx_delivered(&ch->rx);
+        frag->tag = h->tag;
+        frag->len = h->len;
+        if (module->async_pass || NULL != ch->held_head) {
+            recv_hold(module, ch, frag);
+            return;
+        }
+        recv_deliver(module, ep, frag);
+        break;
+    case TBRDMA_REL_DUPLICATE:
+        module->stats.rx_dup++;
+        ep->ack_now = 1; /* the sender retransmits: our acknowledgement did not reach it */
+        break;
+    case TBRDMA_REL_GAP:
+        module->stats.rx_gap++;
+        ch->nack |= tbrdma_rel_rx_nack_due(&ch->rx);
+        break;
+    }
+    recv_repost(module, ep, frag);
+}
+
+/* Checks a received frame; TBRDMA_FRAME_OK fills h. */
+static tbrdma_frame_verdict_t recv_check(const mca_btl_tbrdma_endpoint_t *ep,
+                                         const mca_btl_tbrdma_frag_t *frag, const tbrdma_vwc_t *wc,
+                                         tbrdma_hdr_t *h)
+{
+    if (tbrdma_wire_frames(wc->byte_len) != ep->chan[frag->chan].frames) {
+        return TBRDMA_FRAME_BAD_LEN; /* not this channel's frame count */
+    }
+    return tbrdma_wire_check(frag->buf, wc->byte_len, frag->chan, ep->conn_local, ep->csum, h);
+}
+
+static void recv_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag,
+                          const tbrdma_vwc_t *wc, uint64_t now)
+{
+    mca_btl_tbrdma_endpoint_t *ep = frag->ep;
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[frag->chan];
+    tbrdma_frame_verdict_t v;
+    tbrdma_hdr_t h;
+
+    frag->flags &= ~TBRDMA_FF_POSTED;
+    if (0 != wc->status) {
+        module->stats.rx_wc_err++;
+        tbrdma_rel_rx_consumed(&ch->rx);
+        recv_repost(module, ep, frag);
+        return;
+    }
+    v = recv_check(ep, frag, wc, &h);
+    if (TBRDMA_FRAME_OK != v) {
+        module->stats.rx_bad[v]++;
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME, "refused a %u-byte frame on qp 0x%x: %s",
+                       wc->byte_len, wc->qp_num, tbrdma_wire_verdict_name(v));
+        tbrdma_rel_rx_consumed(&ch->rx);
+        recv_repost(module, ep, frag);
+        return;
+    }
+    tbrdma_rel_rx_arrived(&ch->rx, h.tx);
+    ep->last_heard = now;
+    ep->heard = 1;
+    recv_apply_peer(module, ep, &h, now);
+    if (TBRDMA_MSG_DATA == h.type) {
+        recv_data(module, ep, frag, &h);
+        return;
+    }
+    module->stats.rx_ctrl++;
+    if (TBRDMA_MSG_CLOSE == h.type && TBRDMA_EP_CONNECTED == ep->state) {
+        recv_repost(module, ep, frag);
+        ep->state = TBRDMA_EP_CLOSED; /* the peer finalized: no liveness checks from now on */
+        return;
+    }
+    recv_repost(module, ep, frag);
+}
+
+/* A completion queue that fails (overrun) loses completions: every endpoint on it is lost. */
+static void recv_cq_failed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev, int rc)
+{
+    char why[160];
+
+    snprintf(why, sizeof(why), "the completion queue of device %s failed: %s",
+             module->local.ports[dev->port].device, strerror(-rc));
+    for (int i = 0; i < module->neps; i++) {
+        if (module->eps[i]->dev == dev && TBRDMA_EP_CONNECTED == module->eps[i]->state) {
+            mca_btl_tbrdma_ep_fail(module, module->eps[i], why);
+        }
+    }
+}
+
+int mca_btl_tbrdma_poll_device(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev,
+                               uint64_t now)
+{
+    tbrdma_vwc_t wc[TBRDMA_POLL_BATCH];
+    int n = tbrdma_verbs_poll(dev->vdev, wc, TBRDMA_POLL_BATCH);
+
+    if (n < 0) {
+        recv_cq_failed(module, dev, n);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        mca_btl_tbrdma_frag_t *frag = (mca_btl_tbrdma_frag_t *) (uintptr_t) wc[i].wr_id;
+
+        /* the frame's kind, not the opcode: an error completion's opcode is undefined */
+        if (TBRDMA_FRAG_RECV == frag->kind) {
+            recv_complete(module, frag, &wc[i], now);
+        } else {
+            send_complete(module, frag, &wc[i]);
+        }
+    }
+    return n;
+}

@@ -1,0 +1,359 @@
+/*
+ * tbrdma's send side: ob1's send and sendi, the channels' send lists and transmissions, and
+ * control frames (acknowledgements, grants, probes, close).
+ *
+ * A data frame gets its channel's next sequence number when queued and stays in the channel's
+ * send list until acknowledged; the list is transmitted from tx.snd_nxt as far as the peer's
+ * credits (core/tbrdma_rel.h) and the send queue (63 work requests) allow, every frame padded to
+ * its channel's frame count (Apple's frame rule). Every frame carries, for both channels, the
+ * cumulative ack and the credit grant of the reverse direction, so data traffic acknowledges
+ * itself; a control frame goes out only when an acknowledgement is owed and no data frame
+ * carried it (btl_tbrdma_ack_delay_us), answered a request, or announced a gap.
+ * Hot path: mca_btl_tbrdma_sendi and send_post_data.
+ */
+#include "btl_tbrdma_output.h"
+#include "btl_tbrdma_progress.h"
+
+#include "opal/datatype/opal_convertor.h"
+
+#include <string.h>
+
+#ifdef TBRDMA_DEBUG
+#include <assert.h>
+#define TBRDMA_ASSERT(x) assert(x)
+#else
+#define TBRDMA_ASSERT(x) ((void) 0)
+#endif
+
+/* Header fields every frame to ep carries: acks, grants, NACKs, answer request. */
+static void send_header(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_hdr_t *h, uint8_t type,
+                        uint8_t chan)
+{
+    memset(h, 0, sizeof(*h));
+    h->type = type;
+    h->chan = chan;
+    h->conn = ep->conn_remote;
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        h->ack[c] = ep->chan[c].rx.expected;
+        h->lim[c] = tbrdma_rel_rx_limit(&ep->chan[c].rx);
+        h->flags |= ep->chan[c].nack ? (TBRDMA_HF_NACK0 << c) : 0;
+    }
+    h->flags |= ep->probe ? TBRDMA_HF_AREQ : 0;
+    h->flags |= ep->csum ? TBRDMA_HF_CSUM : 0; /* pcrc 0: the CRC32C of an empty payload */
+}
+
+/* The frame just posted carried everything owed to the peer. */
+static void send_advertised(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+{
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        module->stats.nacks_sent += ep->chan[c].nack ? 1 : 0;
+        tbrdma_rel_rx_sent(&ep->chan[c].rx);
+        ep->chan[c].nack = 0;
+    }
+    ep->owed_since = 0;
+    ep->ack_now = 0;
+    ep->probe = 0;
+}
+
+/* Posts one sealed frame; a refused post (never expected: the queue depth is tracked) fails ep. */
+static int send_post(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                     mca_btl_tbrdma_chan_t *ch, mca_btl_tbrdma_frag_t *frag, uint32_t post_len)
+{
+    char why[256];
+    int rc;
+
+    TBRDMA_ASSERT(tbrdma_wire_frames(post_len) == ch->frames);
+    rc = tbrdma_verbs_post_send(ch->qp, (uintptr_t) frag, frag->buf, post_len, ep->dev->mr.lkey);
+    if (0 != rc) {
+        snprintf(why, sizeof(why), "posting a send of %u bytes failed: %s", post_len,
+                 strerror(rc));
+        mca_btl_tbrdma_ep_fail(module, ep, why);
+        return rc;
+    }
+    frag->flags |= TBRDMA_FF_POSTED;
+    ch->sq_posted++;
+    send_advertised(module, ep);
+    return 0;
+}
+
+static int send_post_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                          mca_btl_tbrdma_chan_t *ch, mca_btl_tbrdma_frag_t *frag)
+{
+    uint32_t post_len = tbrdma_wire_post_len(TBRDMA_HDR_BYTES + frag->len, ch->frames);
+    tbrdma_hdr_t h;
+
+    send_header(ep, &h, TBRDMA_MSG_DATA, frag->chan);
+    h.tag = frag->tag;
+    h.seq = frag->seq;
+    h.len = frag->len;
+    h.tx = tbrdma_rel_tx_take(&ch->tx);
+    h.pcrc = frag->pcrc;
+    tbrdma_wire_seal(frag->buf, &h);
+    if (0 != send_post(module, ep, ch, frag, post_len)) {
+        return -1;
+    }
+    module->stats.retransmits += (frag->flags & TBRDMA_FF_SENT) ? 1 : 0;
+    module->stats.tx_data++;
+    module->stats.tx_bytes += frag->len;
+    frag->flags |= TBRDMA_FF_SENT;
+    return 0;
+}
+
+/* Transmits channel c's frames from snd_nxt on. */
+static void send_push_chan(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, int c,
+                           uint64_t now)
+{
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+
+    while (NULL != ch->snd && TBRDMA_EP_CONNECTED == ep->state) {
+        mca_btl_tbrdma_frag_t *frag = ch->snd;
+
+        if ((frag->flags & TBRDMA_FF_POSTED) || TBRDMA_WR_MAX <= ch->sq_posted) {
+            return; /* its last transmission is still in the send queue, or the queue is full */
+        }
+        if (!tbrdma_rel_tx_credit(&ch->tx, 0)) {
+            module->stats.credit_stalls += ch->stalled ? 0 : 1;
+            ch->stalled = 1;
+            return;
+        }
+        if (0 != send_post_data(module, ep, ch, frag)) {
+            return;
+        }
+        ch->stalled = 0;
+        tbrdma_rel_tx_sent(&ch->tx, now);
+        ch->snd = frag->next;
+    }
+}
+
+void mca_btl_tbrdma_ep_push(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            uint64_t now)
+{
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        send_push_chan(module, ep, c, now);
+    }
+}
+
+void mca_btl_tbrdma_ep_enqueue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_frag_t *frag)
+{
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[frag->chan];
+
+    frag->seq = tbrdma_rel_tx_new_seq(&ch->tx);
+    frag->pcrc = ep->csum ? tbrdma_wire_payload_crc(frag->buf, frag->len) : 0;
+    frag->flags |= TBRDMA_FF_QUEUED;
+    frag->next = NULL;
+    if (NULL == ch->tail) {
+        ch->head = frag;
+    } else {
+        ch->tail->next = frag;
+    }
+    ch->tail = frag;
+    if (NULL == ch->snd) {
+        ch->snd = frag;
+    }
+}
+
+/* Control frames: their pool belongs to the token holder (never to ob1 or a pool lock). */
+static mca_btl_tbrdma_frag_t *send_ctrl_get(mca_btl_tbrdma_device_t *dev)
+{
+    mca_btl_tbrdma_frag_t *frag = dev->pool[TBRDMA_POOL_CTRL];
+
+    if (NULL != frag) {
+        dev->pool[TBRDMA_POOL_CTRL] = frag->next;
+        frag->next = NULL;
+        frag->flags = 0;
+    }
+    return frag;
+}
+
+void mca_btl_tbrdma_ctrl_put(mca_btl_tbrdma_frag_t *frag)
+{
+    frag->next = frag->dev->pool[TBRDMA_POOL_CTRL];
+    frag->dev->pool[TBRDMA_POOL_CTRL] = frag;
+}
+
+void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            uint8_t type, uint64_t now, bool force)
+{
+    mca_btl_tbrdma_chan_t *ch = &ep->chan[TBRDMA_CHAN_EAGER];
+    bool credit = tbrdma_rel_tx_credit(&ch->tx, 1);
+    mca_btl_tbrdma_frag_t *frag;
+    tbrdma_hdr_t h;
+
+    (void) now;
+    if (TBRDMA_WR_MAX <= ch->sq_posted || (!credit && !force)) {
+        return;
+    }
+    frag = send_ctrl_get(ep->dev);
+    if (NULL == frag) {
+        return;
+    }
+    frag->ep = ep;
+    send_header(ep, &h, type, TBRDMA_CHAN_EAGER);
+    h.tx = tbrdma_rel_tx_take(&ch->tx);
+    tbrdma_wire_seal(frag->buf, &h);
+    if (0 != send_post(module, ep, ch, frag, TBRDMA_HDR_BYTES)) {
+        mca_btl_tbrdma_ctrl_put(frag);
+        return;
+    }
+    module->stats.tx_ctrl++;
+    module->stats.tx_forced += credit ? 0 : 1;
+}
+
+/* Threshold of owed frames that sends an acknowledgement at once: a quarter of the window. */
+static uint32_t send_ack_threshold(const mca_btl_tbrdma_chan_t *ch)
+{
+    return (ch->depth >= 8) ? (uint32_t) ch->depth / 4 : 1;
+}
+
+void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                                  uint64_t now)
+{
+    bool urgent = ep->ack_now || ep->probe || ep->chan[0].nack || ep->chan[1].nack;
+    bool any = urgent;
+    bool force;
+
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        any = any || tbrdma_rel_rx_owed(&ep->chan[c].rx, 1);
+        urgent = urgent || tbrdma_rel_rx_owed(&ep->chan[c].rx, send_ack_threshold(&ep->chan[c]));
+    }
+    if (!any) {
+        return;
+    }
+    if (0 == ep->owed_since) {
+        ep->owed_since = now;
+    }
+    if (!urgent && now - ep->owed_since < module->ack_delay_ns) {
+        return;
+    }
+    force = now - ep->owed_since >= module->force_ns;
+    mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, now, force);
+}
+
+/* ---- ob1's entry points ----------------------------------------------------------------- */
+
+/* Queues and transmits a data frame (token). */
+static void send_start(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                       mca_btl_tbrdma_frag_t *frag)
+{
+    mca_btl_tbrdma_ep_enqueue(ep, frag);
+    mca_btl_tbrdma_ep_push(module, ep, mca_btl_tbrdma_now());
+}
+
+/* Another thread holds the token: the holder (or the next progress) queues the frame. */
+static void send_submit(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
+{
+    pthread_mutex_lock(&module->submit_lock);
+    frag->next = NULL;
+    if (NULL == module->submit_tail) {
+        module->submit_head = frag;
+    } else {
+        module->submit_tail->next = frag;
+    }
+    module->submit_tail = frag;
+    atomic_fetch_add(&module->submit_count, 1);
+    pthread_mutex_unlock(&module->submit_lock);
+}
+
+void mca_btl_tbrdma_submit_drain(mca_btl_tbrdma_module_t *module)
+{
+    mca_btl_tbrdma_frag_t *frag;
+
+    if (0 == atomic_load_explicit(&module->submit_count, memory_order_relaxed)) {
+        return;
+    }
+    pthread_mutex_lock(&module->submit_lock);
+    frag = module->submit_head;
+    module->submit_head = module->submit_tail = NULL;
+    atomic_store(&module->submit_count, 0);
+    pthread_mutex_unlock(&module->submit_lock);
+    while (NULL != frag) {
+        mca_btl_tbrdma_frag_t *next = frag->next;
+
+        send_start(module, frag->ep, frag);
+        frag = next;
+    }
+}
+
+int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl,
+                        struct mca_btl_base_endpoint_t *endpoint,
+                        struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
+    mca_btl_tbrdma_frag_t *frag = (mca_btl_tbrdma_frag_t *) descriptor;
+
+    if (TBRDMA_EP_CONNECTED != endpoint->state || !module->verbs_live) {
+        return OPAL_ERR_UNREACH;
+    }
+    frag->tag = tag;
+    frag->len = (uint32_t) frag->segment.seg_len;
+    /* completion is always reported from progress, never from here (as btl/vader; ob1 #3845) */
+    frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
+    frag->flags |= (NULL != frag->base.des_cbfunc) ? TBRDMA_FF_CB : 0;
+    atomic_fetch_add(&frag->refs, 1); /* the transport's reference */
+    if (!mca_btl_tbrdma_token_try(module)) {
+        send_submit(module, frag);
+        return OPAL_SUCCESS;
+    }
+    mca_btl_tbrdma_submit_drain(module);
+    send_start(module, endpoint, frag);
+    mca_btl_tbrdma_token_release(module);
+    return OPAL_SUCCESS;
+}
+
+/* Copies header and payload into frag; 0, or -1 when the convertor fails. */
+static int sendi_fill(mca_btl_tbrdma_frag_t *frag, struct opal_convertor_t *convertor,
+                      const void *header, size_t header_size, size_t payload_size)
+{
+    struct iovec iov;
+    uint32_t iov_count = 1;
+    size_t max_data = payload_size;
+
+    memcpy(frag->buf + TBRDMA_HDR_BYTES, header, header_size);
+    if (0 == payload_size) {
+        return 0;
+    }
+    iov.iov_base = frag->buf + TBRDMA_HDR_BYTES + header_size;
+    iov.iov_len = payload_size;
+    if (0 > opal_convertor_pack(convertor, &iov, &iov_count, &max_data)
+        || max_data != payload_size) {
+        return -1;
+    }
+    return 0;
+}
+
+int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
+                         struct mca_btl_base_endpoint_t *endpoint,
+                         struct opal_convertor_t *convertor, void *header, size_t header_size,
+                         size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                         mca_btl_base_descriptor_t **descriptor)
+{
+    mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
+    mca_btl_tbrdma_frag_t *frag;
+
+    (void) order;
+    if (NULL != descriptor) {
+        *descriptor = NULL;
+    }
+    if (TBRDMA_EP_CONNECTED != endpoint->state || !module->verbs_live) {
+        return OPAL_ERR_UNREACH;
+    }
+    if (!mca_btl_tbrdma_token_try(module)) {
+        return OPAL_ERR_RESOURCE_BUSY;
+    }
+    frag = mca_btl_tbrdma_frag_for(endpoint, header_size + payload_size, flags);
+    if (NULL == frag) {
+        mca_btl_tbrdma_token_release(module);
+        return OPAL_ERR_RESOURCE_BUSY;
+    }
+    if (0 != sendi_fill(frag, convertor, header, header_size, payload_size)) {
+        mca_btl_tbrdma_frag_put(module, frag);
+        mca_btl_tbrdma_token_release(module);
+        return OPAL_ERROR;
+    }
+    frag->tag = tag;
+    frag->len = (uint32_t) (header_size + payload_size);
+    mca_btl_tbrdma_submit_drain(module);
+    send_start(module, endpoint, frag); /* its one reference is the transport's */
+    mca_btl_tbrdma_token_release(module);
+    return OPAL_SUCCESS;
+}

@@ -1,0 +1,179 @@
+/*
+ * tbrdma channel reliability and credits (see tbrdma_rel.h for the rules). Every function is a
+ * few comparisons on the channel's counters; the data path calls them per frame.
+ */
+#include "tbrdma_rel.h"
+
+/* ---- sender ---------------------------------------------------------------------------- */
+
+void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t reserve,
+                        uint32_t rto_ns)
+{
+    tx->next_seq = 0;
+    tx->una = 0;
+    tx->snd_nxt = 0;
+    tx->tx_next = 0;
+    tx->reserve = reserve;
+    tx->limit = (uint16_t) (peer_posted - reserve);
+    tx->rto_ns = rto_ns;
+    tx->rto_at = 0;
+    tx->goback_una = 0;
+    tx->goback_done = 0;
+}
+
+int tbrdma_rel_tx_credit(const tbrdma_rel_tx_t *tx, int ctrl)
+{
+    uint16_t lim = ctrl ? (uint16_t) (tx->limit + tx->reserve) : tx->limit;
+
+    return tbrdma_tx_lt(tx->tx_next, lim);
+}
+
+uint16_t tbrdma_rel_tx_take(tbrdma_rel_tx_t *tx)
+{
+    return tx->tx_next++;
+}
+
+uint32_t tbrdma_rel_tx_new_seq(tbrdma_rel_tx_t *tx)
+{
+    return tx->next_seq++;
+}
+
+void tbrdma_rel_tx_limit(tbrdma_rel_tx_t *tx, uint16_t lim)
+{
+    if (tbrdma_tx_lt(tx->limit, lim)) {
+        tx->limit = lim;
+    }
+}
+
+int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbrdma_rel_timing_t *t)
+{
+    uint32_t n;
+
+    if (tbrdma_seq_lt(tx->next_seq, ack)) {
+        return -1; /* acknowledges frames that do not exist */
+    }
+    if (!tbrdma_seq_lt(tx->una, ack)) {
+        return 0;
+    }
+    if (tbrdma_seq_lt(tx->snd_nxt, ack)) {
+        /* after a go-back, frames sent before it may be acknowledged ahead of snd_nxt */
+        tx->snd_nxt = ack;
+    }
+    n = ack - tx->una;
+    tx->una = ack;
+    tx->rto_ns = t->rto_min_ns;
+    tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
+    return (int) n;
+}
+
+void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now)
+{
+    tx->snd_nxt++;
+    if (0 == tx->rto_at) {
+        tx->rto_at = now + tx->rto_ns;
+    }
+}
+
+int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack)
+{
+    if (ack != tx->una || tx->una == tx->snd_nxt) {
+        return 0; /* stale, or nothing transmitted to go back over */
+    }
+    if (tx->goback_done && tx->goback_una == tx->una) {
+        return 0;
+    }
+    tx->goback_una = tx->una;
+    tx->goback_done = 1;
+    tx->snd_nxt = tx->una;
+    return 1;
+}
+
+int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_timing_t *t)
+{
+    if (0 == tx->rto_at || now < tx->rto_at || tx->una == tx->next_seq) {
+        return 0;
+    }
+    tx->snd_nxt = tx->una;
+    tx->goback_una = tx->una;
+    tx->goback_done = 1;
+    tx->rto_ns = (tx->rto_ns > t->rto_max_ns / 2) ? t->rto_max_ns : tx->rto_ns * 2;
+    tx->rto_at = now + tx->rto_ns;
+    return 1;
+}
+
+/* ---- receiver -------------------------------------------------------------------------- */
+
+void tbrdma_rel_rx_init(tbrdma_rel_rx_t *rx, uint16_t posted, uint16_t reserve)
+{
+    rx->expected = 0;
+    rx->seen = 0;
+    rx->posted = posted;
+    rx->reserve = reserve;
+    rx->advertised = (uint16_t) (posted - reserve);
+    rx->acked = 0;
+    rx->nacked = 0;
+    rx->nack_sent = 0;
+}
+
+void tbrdma_rel_rx_arrived(tbrdma_rel_rx_t *rx, uint16_t txi)
+{
+    if (!tbrdma_tx_lt(txi, rx->seen)) {
+        rx->seen = (uint16_t) (txi + 1);
+    }
+    rx->posted--;
+}
+
+void tbrdma_rel_rx_consumed(tbrdma_rel_rx_t *rx)
+{
+    rx->posted--;
+}
+
+void tbrdma_rel_rx_reposted(tbrdma_rel_rx_t *rx)
+{
+    rx->posted++;
+}
+
+tbrdma_rel_verdict_t tbrdma_rel_rx_data(const tbrdma_rel_rx_t *rx, uint32_t seq)
+{
+    if (seq == rx->expected) {
+        return TBRDMA_REL_DELIVER;
+    }
+    return tbrdma_seq_lt(seq, rx->expected) ? TBRDMA_REL_DUPLICATE : TBRDMA_REL_GAP;
+}
+
+void tbrdma_rel_rx_delivered(tbrdma_rel_rx_t *rx)
+{
+    rx->expected++;
+}
+
+uint16_t tbrdma_rel_rx_limit(const tbrdma_rel_rx_t *rx)
+{
+    return (uint16_t) (rx->seen + rx->posted - rx->reserve);
+}
+
+int tbrdma_rel_rx_owed(const tbrdma_rel_rx_t *rx, uint32_t threshold)
+{
+    int32_t grant = (int16_t) (tbrdma_rel_rx_limit(rx) - rx->advertised);
+
+    return (rx->expected - rx->acked) >= threshold || (grant > 0 && (uint32_t) grant >= threshold);
+}
+
+void tbrdma_rel_rx_sent(tbrdma_rel_rx_t *rx)
+{
+    uint16_t lim = tbrdma_rel_rx_limit(rx);
+
+    rx->acked = rx->expected;
+    if (tbrdma_tx_lt(rx->advertised, lim)) {
+        rx->advertised = lim;
+    }
+}
+
+int tbrdma_rel_rx_nack_due(tbrdma_rel_rx_t *rx)
+{
+    if (rx->nack_sent && rx->nacked == rx->expected) {
+        return 0;
+    }
+    rx->nacked = rx->expected;
+    rx->nack_sent = 1;
+    return 1;
+}

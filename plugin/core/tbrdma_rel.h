@@ -1,0 +1,152 @@
+/*
+ * The reliability and flow-control arithmetic of one tbrdma channel (one UC queue pair of a
+ * connection), in both directions: sequence numbers, cumulative acknowledgements, go-back-N
+ * retransmission, and credits that stay exact when UC drops messages. Pure state machines with
+ * the clock passed in: the data path (plugin/btl_tbrdma_*.c) owns the frames and the queue
+ * pairs and asks these functions what to do. docs/design.md ("Credits", "Reliability") explains
+ * the rules; test/unit/test_rel.c drives two channels through a lossy, corrupting wire.
+ *
+ * Credits. Every frame carries a transmission index tx (16 bits, +1 per frame posted on the
+ * queue pair, retransmissions included). A UC queue pair delivers in order and drops without
+ * trace, so the receiver knows that every frame still to come has tx >= seen (1 + the last tx it
+ * saw), and that each of them needs one posted receive. It therefore grants
+ *     limit = seen + posted - reserve
+ * and the sender posts a data frame only when tx < limit, a control frame only when
+ * tx < limit + reserve. A dropped frame costs no receive and its credit comes back by itself
+ * with the next frame's tx; a receive the receiver keeps (not yet reposted) shrinks the grant.
+ */
+#ifndef TBRDMA_REL_H
+#define TBRDMA_REL_H
+
+#include <stdint.h>
+
+/* Serial-number comparisons (RFC 1982 style), for 32-bit sequences and 16-bit indices. */
+static inline int tbrdma_seq_lt(uint32_t a, uint32_t b)
+{
+    return (int32_t) (a - b) < 0;
+}
+
+static inline int tbrdma_tx_lt(uint16_t a, uint16_t b)
+{
+    return (int16_t) (a - b) < 0;
+}
+
+/* The sending half of a channel. */
+typedef struct tbrdma_rel_tx {
+    uint32_t next_seq;   /* sequence number the next new DATA frame gets */
+    uint32_t una;        /* oldest unacknowledged sequence number (== next_seq: none) */
+    uint32_t snd_nxt;    /* next sequence number to (re)transmit; una <= snd_nxt <= next_seq */
+    uint16_t tx_next;    /* transmission index of the next frame posted on the queue pair */
+    uint16_t limit;      /* credit limit granted by the peer */
+    uint16_t reserve;    /* frames beyond limit that control messages may use */
+    uint32_t rto_ns;     /* current retransmission timeout (doubles per timeout, capped) */
+    uint64_t rto_at;     /* when the oldest transmitted unacked frame times out (0: not armed) */
+    uint32_t goback_una; /* una at the last go-back (a NACK for it is not acted on twice) */
+    int goback_done;     /* a go-back for goback_una already happened */
+} tbrdma_rel_tx_t;
+
+/* The receiving half of a channel. */
+typedef struct tbrdma_rel_rx {
+    uint32_t expected;   /* next in-order sequence number */
+    uint16_t seen;       /* 1 + the last transmission index seen on the queue pair */
+    uint16_t posted;     /* receives posted and not completed */
+    uint16_t reserve;    /* receives kept for control messages */
+    uint16_t advertised; /* the limit last sent to the peer */
+    uint32_t acked;      /* the ack value last sent to the peer */
+    uint32_t nacked;     /* expected value of the last NACK sent */
+    int nack_sent;       /* a NACK was sent for nacked */
+} tbrdma_rel_rx_t;
+
+/* Retransmission timing of a channel. */
+typedef struct tbrdma_rel_timing {
+    uint32_t rto_min_ns; /* first timeout after an acknowledgement */
+    uint32_t rto_max_ns; /* cap of the exponential backoff */
+} tbrdma_rel_timing_t;
+
+/* What a receiver does with a DATA frame. */
+typedef enum tbrdma_rel_verdict {
+    TBRDMA_REL_DELIVER,   /* the next in-order frame: deliver it, then tbrdma_rel_rx_delivered */
+    TBRDMA_REL_DUPLICATE, /* already delivered: drop it, acknowledge again */
+    TBRDMA_REL_GAP,       /* an earlier frame is missing: drop it, NACK (go-back-N) */
+} tbrdma_rel_verdict_t;
+
+/* ---- sender ---------------------------------------------------------------------------- */
+
+/* A fresh channel: the peer posted peer_posted receives, reserve of them for control. */
+void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t reserve,
+                        uint32_t rto_ns);
+
+/* 1 when a frame may be posted now: a DATA frame (ctrl 0) or a control frame (ctrl 1). */
+int tbrdma_rel_tx_credit(const tbrdma_rel_tx_t *tx, int ctrl);
+
+/* Takes the transmission index for a frame about to be posted. */
+uint16_t tbrdma_rel_tx_take(tbrdma_rel_tx_t *tx);
+
+/* A new DATA frame: its sequence number. */
+uint32_t tbrdma_rel_tx_new_seq(tbrdma_rel_tx_t *tx);
+
+/* A limit granted by the peer; older (smaller) grants are ignored. */
+void tbrdma_rel_tx_limit(tbrdma_rel_tx_t *tx, uint16_t lim);
+
+/*
+ * A cumulative acknowledgement (the peer expects ack next). Returns how many frames it newly
+ * acknowledges (0 when stale); -1 when it acknowledges frames never sent (a bogus ack: ignored).
+ * Re-arms the timer from now when frames stay unacknowledged.
+ */
+int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now,
+                      const tbrdma_rel_timing_t *t);
+
+/* The frame snd_nxt was transmitted: advance snd_nxt; arms the timer if it is idle. */
+void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now);
+
+/* A NACK at ack: 1 when the sender goes back (snd_nxt = una) now, 0 when it already did. */
+int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack);
+
+/*
+ * Timer check: 1 when the retransmission timer expired with frames unacknowledged; the sender
+ * then goes back to una, the timeout doubles (up to rto_max) and the timer is re-armed.
+ */
+int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_timing_t *t);
+
+/* Frames sent or queued and not yet acknowledged. */
+static inline uint32_t tbrdma_rel_tx_unacked(const tbrdma_rel_tx_t *tx)
+{
+    return tx->next_seq - tx->una;
+}
+
+/* ---- receiver -------------------------------------------------------------------------- */
+
+/* A fresh channel with posted receives, reserve of them kept for control messages. */
+void tbrdma_rel_rx_init(tbrdma_rel_rx_t *rx, uint16_t posted, uint16_t reserve);
+
+/* A frame (any type) with transmission index txi completed one receive. */
+void tbrdma_rel_rx_arrived(tbrdma_rel_rx_t *rx, uint16_t txi);
+
+/* A receive completed without a usable frame (error status or a refused frame). */
+void tbrdma_rel_rx_consumed(tbrdma_rel_rx_t *rx);
+
+/* A receive was posted again. */
+void tbrdma_rel_rx_reposted(tbrdma_rel_rx_t *rx);
+
+/* Classifies a DATA frame's sequence number. */
+tbrdma_rel_verdict_t tbrdma_rel_rx_data(const tbrdma_rel_rx_t *rx, uint32_t seq);
+
+/* The in-order frame was delivered. */
+void tbrdma_rel_rx_delivered(tbrdma_rel_rx_t *rx);
+
+/* The credit limit to grant now. */
+uint16_t tbrdma_rel_rx_limit(const tbrdma_rel_rx_t *rx);
+
+/*
+ * 1 when an acknowledgement or a grant is owed by at least threshold frames (threshold 1: any
+ * change at all since the last one sent).
+ */
+int tbrdma_rel_rx_owed(const tbrdma_rel_rx_t *rx, uint32_t threshold);
+
+/* The ack and limit just went out in a frame. */
+void tbrdma_rel_rx_sent(tbrdma_rel_rx_t *rx);
+
+/* 1 when a NACK for the current gap should go out (once per expected value). */
+int tbrdma_rel_rx_nack_due(tbrdma_rel_rx_t *rx);
+
+#endif /* TBRDMA_REL_H */

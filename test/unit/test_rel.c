@@ -1,0 +1,418 @@
+/*
+ * Unit tests of plugin/core/tbrdma_rel.c: the per-channel reliability and credit arithmetic.
+ * Small cases pin each rule (serial comparisons, acks, NACK once per gap, timeout backoff,
+ * grants shrinking while receives are held). Then a model of one channel between two nodes
+ * drives it through a wire that drops and corrupts frames, with the two behaviours a frame
+ * meeting no posted receive can have: it waits (Apple's hardware credit) or it is dropped
+ * (rxe). Every run must deliver every message exactly once and in order, and without loss no
+ * frame may ever meet an empty receive queue (the credits alone prevent it).
+ */
+#include "tbrdma_rel.h"
+
+#include "ut_run.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const tbrdma_rel_timing_t timing = {.rto_min_ns = 50000, .rto_max_ns = 800000};
+
+static void test_rel_serial_compare_wraps(void)
+{
+    CU_ASSERT(tbrdma_seq_lt(0xfffffff0u, 5));
+    CU_ASSERT(!tbrdma_seq_lt(5, 0xfffffff0u));
+    CU_ASSERT(tbrdma_tx_lt(0xfff0, 3));
+    CU_ASSERT(!tbrdma_tx_lt(3, 3));
+}
+
+static void test_rel_credit_data_and_control(void)
+{
+    tbrdma_rel_tx_t tx;
+
+    tbrdma_rel_tx_init(&tx, 8, 2, timing.rto_min_ns);
+    for (int i = 0; i < 6; i++) {
+        CU_ASSERT(tbrdma_rel_tx_credit(&tx, 0));
+        tbrdma_rel_tx_take(&tx);
+    }
+    CU_ASSERT(!tbrdma_rel_tx_credit(&tx, 0)); /* 6 = 8 posted - 2 reserved */
+    CU_ASSERT(tbrdma_rel_tx_credit(&tx, 1));  /* control may use the reserve */
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_take(&tx);
+    CU_ASSERT(!tbrdma_rel_tx_credit(&tx, 1));
+    tbrdma_rel_tx_limit(&tx, 5); /* an older grant changes nothing */
+    CU_ASSERT(!tbrdma_rel_tx_credit(&tx, 1));
+    tbrdma_rel_tx_limit(&tx, 9);
+    CU_ASSERT(tbrdma_rel_tx_credit(&tx, 0));
+}
+
+static void test_rel_grant_recovers_dropped_frames(void)
+{
+    tbrdma_rel_rx_t rx;
+
+    tbrdma_rel_rx_init(&rx, 8, 2);
+    CU_ASSERT(6 == tbrdma_rel_rx_limit(&rx));
+    /* frames tx 0..4 were sent; 1 and 2 were dropped on the wire */
+    tbrdma_rel_rx_arrived(&rx, 0);
+    tbrdma_rel_rx_arrived(&rx, 3);
+    tbrdma_rel_rx_arrived(&rx, 4);
+    CU_ASSERT(5 + 5 - 2 == tbrdma_rel_rx_limit(&rx)); /* seen 5, 5 still posted */
+    /* holding the 3 receives shrinks nothing granted before, and grants 3 more on repost */
+    for (int i = 0; i < 3; i++) {
+        tbrdma_rel_rx_reposted(&rx);
+    }
+    CU_ASSERT(5 + 8 - 2 == tbrdma_rel_rx_limit(&rx));
+    tbrdma_rel_rx_consumed(&rx); /* a receive that completed in error */
+    CU_ASSERT(5 + 7 - 2 == tbrdma_rel_rx_limit(&rx));
+}
+
+static void test_rel_ack_nack_and_timeout(void)
+{
+    tbrdma_rel_tx_t tx;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, timing.rto_min_ns);
+    for (int i = 0; i < 5; i++) {
+        tbrdma_rel_tx_new_seq(&tx);
+        tbrdma_rel_tx_take(&tx);
+        tbrdma_rel_tx_sent(&tx, 1000);
+    }
+    CU_ASSERT(5 == tbrdma_rel_tx_unacked(&tx));
+    CU_ASSERT(-1 == tbrdma_rel_tx_ack(&tx, 6, 2000, &timing)); /* never sent */
+    CU_ASSERT(2 == tbrdma_rel_tx_ack(&tx, 2, 2000, &timing));
+    CU_ASSERT(0 == tbrdma_rel_tx_ack(&tx, 1, 2000, &timing)); /* stale */
+    CU_ASSERT(1 == tbrdma_rel_tx_nack(&tx, 2));
+    CU_ASSERT(2 == tx.snd_nxt);
+    CU_ASSERT(0 == tbrdma_rel_tx_nack(&tx, 2)); /* not twice for the same gap */
+    tbrdma_rel_tx_sent(&tx, 3000);
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, 2000 + timing.rto_min_ns - 1, &timing));
+    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, 2000 + timing.rto_min_ns, &timing));
+    CU_ASSERT(2 == tx.snd_nxt);
+    CU_ASSERT(2 * timing.rto_min_ns == tx.rto_ns);
+    /* an ack after the go-back may cover frames beyond snd_nxt */
+    CU_ASSERT(3 == tbrdma_rel_tx_ack(&tx, 5, 900000, &timing));
+    CU_ASSERT(5 == tx.snd_nxt && 5 == tx.una && 0 == tx.rto_at);
+    CU_ASSERT(timing.rto_min_ns == tx.rto_ns);
+}
+
+static void test_rel_backoff_is_capped(void)
+{
+    tbrdma_rel_tx_t tx;
+    uint64_t now = 0;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, timing.rto_min_ns);
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_sent(&tx, now);
+    for (int i = 0; i < 20; i++) {
+        now += timing.rto_max_ns;
+        CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, now, &timing));
+        tbrdma_rel_tx_sent(&tx, now);
+    }
+    CU_ASSERT(timing.rto_max_ns == tx.rto_ns);
+}
+
+static void test_rel_receiver_verdicts(void)
+{
+    tbrdma_rel_rx_t rx;
+
+    tbrdma_rel_rx_init(&rx, 8, 2);
+    CU_ASSERT(TBRDMA_REL_DELIVER == tbrdma_rel_rx_data(&rx, 0));
+    tbrdma_rel_rx_delivered(&rx);
+    CU_ASSERT(TBRDMA_REL_DUPLICATE == tbrdma_rel_rx_data(&rx, 0));
+    CU_ASSERT(TBRDMA_REL_GAP == tbrdma_rel_rx_data(&rx, 2));
+    CU_ASSERT(1 == tbrdma_rel_rx_nack_due(&rx));
+    CU_ASSERT(0 == tbrdma_rel_rx_nack_due(&rx));
+    CU_ASSERT(tbrdma_rel_rx_owed(&rx, 1));
+    CU_ASSERT(!tbrdma_rel_rx_owed(&rx, 2));
+    tbrdma_rel_rx_sent(&rx);
+    CU_ASSERT(!tbrdma_rel_rx_owed(&rx, 1));
+}
+
+/* ---- a channel between two nodes over a lossy wire -------------------------------------- */
+
+#define MODEL_WIRE    4096
+#define MODEL_DEPTH_S 12 /* receives the sender posts for the receiver's control frames */
+#define MODEL_DEPTH_R 24 /* receives the receiver posts for data */
+#define MODEL_RESERVE 3
+#define MODEL_ACK_T   6       /* owed frames that trigger a control frame */
+#define MODEL_DELAY   20000   /* ns an ack may stay owed before it goes out alone */
+#define MODEL_FORCE   400000  /* ns after which it goes out without credit */
+#define MODEL_STEP    1000    /* ns per step */
+#define MODEL_STEPS   4000000 /* hang guard */
+
+typedef struct frame {
+    int data;
+    uint32_t seq;
+    uint16_t tx;
+    uint32_t ack;
+    uint16_t lim;
+    int nack;
+    int areq; /* answer at once (TBRDMA_HF_AREQ) */
+    int corrupt;
+} frame_t;
+
+typedef struct wire {
+    frame_t q[MODEL_WIRE];
+    size_t head, count;
+} wire_t;
+
+typedef struct node {
+    tbrdma_rel_tx_t tx;
+    tbrdma_rel_rx_t rx;
+    int held;            /* receives kept (not reposted) */
+    uint64_t owed_since; /* 0: nothing owed */
+    int nack, dup;
+    int probe; /* out of credit when the timer expired: ask the peer for its grant */
+} node_t;
+
+typedef struct model {
+    double drop, corrupt, hold;
+    int apple; /* 1: a frame without a posted receive waits; 0: it is dropped (rxe) */
+    unsigned seed;
+    uint32_t n;
+    uint64_t now;
+    wire_t s2r, r2s;
+    node_t s, r;
+    uint32_t delivered, misordered;
+    long stalls, forced, overrun_drops;
+} model_t;
+
+static double rnd(model_t *m)
+{
+    return (double) rand_r(&m->seed) / ((double) RAND_MAX + 1.0);
+}
+
+static void wire_push(model_t *m, wire_t *w, frame_t f)
+{
+    if (rnd(m) < m->drop) {
+        return;
+    }
+    f.corrupt = rnd(m) < m->corrupt;
+    CU_ASSERT_FATAL(w->count < MODEL_WIRE);
+    w->q[(w->head + w->count++) % MODEL_WIRE] = f;
+}
+
+/* Builds a frame from node n: its ack and grant for the reverse direction. */
+static frame_t node_frame(node_t *n, int data)
+{
+    frame_t f;
+
+    memset(&f, 0, sizeof(f));
+    f.data = data;
+    f.ack = n->rx.expected;
+    f.lim = tbrdma_rel_rx_limit(&n->rx);
+    f.nack = n->nack;
+    f.tx = tbrdma_rel_tx_take(&n->tx);
+    tbrdma_rel_rx_sent(&n->rx);
+    n->nack = n->dup = 0;
+    n->owed_since = 0;
+    return f;
+}
+
+/* Control frame from n if owed (threshold, NACK, duplicate, request, delay), with credit or
+ * forced; a node whose timer expired while it had no credit asks for an answer (areq). */
+static void node_maybe_ctrl(model_t *m, node_t *n, wire_t *w)
+{
+    int owed = tbrdma_rel_rx_owed(&n->rx, MODEL_ACK_T) || n->nack || n->dup || n->probe;
+    frame_t f;
+
+    if ((tbrdma_rel_rx_owed(&n->rx, 1) || n->probe) && 0 == n->owed_since) {
+        n->owed_since = m->now;
+    }
+    if (!owed && !(n->owed_since && m->now - n->owed_since >= MODEL_DELAY)) {
+        return;
+    }
+    if (!tbrdma_rel_tx_credit(&n->tx, 1)) {
+        if (!(n->owed_since && m->now - n->owed_since >= MODEL_FORCE)) {
+            return;
+        }
+        m->forced++;
+    }
+    f = node_frame(n, 0);
+    f.areq = n->probe;
+    n->probe = 0;
+    wire_push(m, w, f);
+}
+
+static void sender_transmit(model_t *m)
+{
+    node_t *s = &m->s;
+
+    while (s->tx.next_seq < m->n && tbrdma_rel_tx_unacked(&s->tx) < 64) {
+        tbrdma_rel_tx_new_seq(&s->tx);
+    }
+    if (tbrdma_rel_tx_timeout(&s->tx, m->now, &timing) && !tbrdma_rel_tx_credit(&s->tx, 0)) {
+        s->probe = 1; /* the grant that would let it retransmit may have been lost */
+    }
+    for (int i = 0; i < 4 && s->tx.snd_nxt != s->tx.next_seq && tbrdma_rel_tx_credit(&s->tx, 0);
+         i++) {
+        frame_t f = node_frame(s, 1);
+
+        f.seq = s->tx.snd_nxt;
+        tbrdma_rel_tx_sent(&s->tx, m->now);
+        wire_push(m, &m->s2r, f);
+    }
+}
+
+/* The receiving side of node n takes one frame: 1 when it took one. */
+static int node_receive(model_t *m, node_t *n, wire_t *w, node_t *peer)
+{
+    frame_t f;
+
+    if (0 == w->count) {
+        return 0;
+    }
+    if (0 == n->rx.posted) {
+        m->stalls++;
+        if (m->apple) {
+            return 0; /* waits for a receive, like Apple's hardware credit */
+        }
+        m->overrun_drops++;
+        w->head = (w->head + 1) % MODEL_WIRE;
+        w->count--;
+        return 1;
+    }
+    f = w->q[w->head];
+    w->head = (w->head + 1) % MODEL_WIRE;
+    w->count--;
+    if (f.corrupt) {
+        tbrdma_rel_rx_consumed(&n->rx); /* refused by the header or payload check */
+    } else {
+        tbrdma_rel_rx_arrived(&n->rx, f.tx);
+        tbrdma_rel_tx_limit(&n->tx, f.lim);
+        if (tbrdma_rel_tx_ack(&n->tx, f.ack, m->now, &timing) >= 0 && f.nack) {
+            tbrdma_rel_tx_nack(&n->tx, f.ack);
+        }
+        n->dup |= f.areq;
+        if (f.data) {
+            switch (tbrdma_rel_rx_data(&n->rx, f.seq)) {
+            case TBRDMA_REL_DELIVER:
+                m->misordered += (f.seq != m->delivered);
+                m->delivered++;
+                tbrdma_rel_rx_delivered(&n->rx);
+                break;
+            case TBRDMA_REL_DUPLICATE:
+                n->dup = 1;
+                break;
+            case TBRDMA_REL_GAP:
+                n->nack |= tbrdma_rel_rx_nack_due(&n->rx);
+                break;
+            }
+        }
+    }
+    (void) peer;
+    if (rnd(m) < m->hold) {
+        n->held++;
+    } else {
+        tbrdma_rel_rx_reposted(&n->rx);
+    }
+    return 1;
+}
+
+static void node_release_held(model_t *m, node_t *n)
+{
+    while (n->held > 0 && rnd(m) < 0.5) {
+        n->held--;
+        tbrdma_rel_rx_reposted(&n->rx);
+    }
+}
+
+/* Runs the model to completion; returns the steps it took (MODEL_STEPS: it hung). */
+static long model_run(model_t *m)
+{
+    long step;
+
+    tbrdma_rel_tx_init(&m->s.tx, MODEL_DEPTH_R, MODEL_RESERVE, timing.rto_min_ns);
+    tbrdma_rel_rx_init(&m->s.rx, MODEL_DEPTH_S, MODEL_RESERVE);
+    tbrdma_rel_tx_init(&m->r.tx, MODEL_DEPTH_S, MODEL_RESERVE, timing.rto_min_ns);
+    tbrdma_rel_rx_init(&m->r.rx, MODEL_DEPTH_R, MODEL_RESERVE);
+    for (step = 0; step < MODEL_STEPS; step++) {
+        m->now += MODEL_STEP;
+        sender_transmit(m);
+        for (int i = 0; i < 3 && node_receive(m, &m->r, &m->s2r, &m->s); i++) {
+        }
+        node_release_held(m, &m->r);
+        node_maybe_ctrl(m, &m->r, &m->r2s);
+        for (int i = 0; i < 3 && node_receive(m, &m->s, &m->r2s, &m->r); i++) {
+        }
+        node_release_held(m, &m->s);
+        node_maybe_ctrl(m, &m->s, &m->s2r);
+        if (m->s.tx.una == m->n && m->delivered == m->n) {
+            break;
+        }
+    }
+    return step;
+}
+
+static void model_check(double drop, double corrupt, double hold, int apple, unsigned seed)
+{
+    model_t *m = calloc(1, sizeof(*m));
+    long steps;
+
+    CU_ASSERT_FATAL(NULL != m);
+    m->drop = drop;
+    m->corrupt = corrupt;
+    m->hold = hold;
+    m->apple = apple;
+    m->seed = seed;
+    m->n = 3000;
+    steps = model_run(m);
+    printf("\n    drop %.2f corrupt %.2f hold %.2f %s seed %u: %ld steps, %u delivered, "
+           "%ld stalls, %ld forced, %ld overrun drops",
+           drop, corrupt, hold, apple ? "apple" : "rxe", seed, steps, m->delivered, m->stalls,
+           m->forced, m->overrun_drops);
+    if (steps >= MODEL_STEPS) {
+        printf("\n  S.tx una %u snd %u next %u txn %u lim %u rto_at %lu | R.rx exp %u seen %u posted %u adv %u held %d | R.tx txn %u lim %u | S.rx exp %u seen %u posted %u adv %u held %d | wires %zu %zu now %lu",
+            m->s.tx.una, m->s.tx.snd_nxt, m->s.tx.next_seq, m->s.tx.tx_next, m->s.tx.limit, (unsigned long) m->s.tx.rto_at,
+            m->r.rx.expected, m->r.rx.seen, m->r.rx.posted, m->r.rx.advertised, m->r.held,
+            m->r.tx.tx_next, m->r.tx.limit, m->s.rx.expected, m->s.rx.seen, m->s.rx.posted, m->s.rx.advertised, m->s.held,
+            m->s2r.count, m->r2s.count, (unsigned long) m->now);
+    }
+    CU_ASSERT(steps < MODEL_STEPS);
+    CU_ASSERT(m->n == m->delivered);
+    CU_ASSERT(0 == m->misordered);
+    CU_ASSERT(m->n == m->s.tx.una);
+    if (0 == m->forced) {
+        CU_ASSERT(0 == m->stalls); /* credits alone kept every frame within posted receives */
+    }
+    free(m);
+}
+
+static void test_rel_model_clean_wire(void)
+{
+    model_check(0, 0, 0, 1, 1);
+    model_check(0, 0, 0, 0, 2);
+}
+
+static void test_rel_model_held_receives(void)
+{
+    model_check(0, 0, 0.3, 1, 3);
+    model_check(0, 0, 0.3, 0, 4);
+}
+
+static void test_rel_model_lossy_wire(void)
+{
+    for (unsigned seed = 10; seed < 14; seed++) {
+        model_check(0.05, 0.02, 0.1, 1, seed);
+        model_check(0.05, 0.02, 0.1, 0, seed);
+    }
+    model_check(0.3, 0.1, 0.2, 1, 20);
+    model_check(0.3, 0.1, 0.2, 0, 21);
+}
+
+int main(void)
+{
+    static const tbrdma_ut_test_t tests[] = {
+        TBRDMA_UT_TEST(test_rel_serial_compare_wraps),
+        TBRDMA_UT_TEST(test_rel_credit_data_and_control),
+        TBRDMA_UT_TEST(test_rel_grant_recovers_dropped_frames),
+        TBRDMA_UT_TEST(test_rel_ack_nack_and_timeout),
+        TBRDMA_UT_TEST(test_rel_backoff_is_capped),
+        TBRDMA_UT_TEST(test_rel_receiver_verdicts),
+        TBRDMA_UT_TEST(test_rel_model_clean_wire),
+        TBRDMA_UT_TEST(test_rel_model_held_receives),
+        TBRDMA_UT_TEST(test_rel_model_lossy_wire),
+        TBRDMA_UT_END,
+    };
+
+    return tbrdma_ut_run("rel", tests);
+}
