@@ -62,19 +62,19 @@ typedef struct mca_btl_tbrdma_component_t {
     char *if_exclude;
     char *mesh_file;
     bool allow_partial_mesh;
-    bool checksum;         /* payload CRC32C on every frame */
-    int eager_depth;       /* 1-frame receives posted per peer */
-    int bulk_depth;        /* bulk receives posted per peer */
-    int bulk_frames;       /* frames per bulk message */
-    int send_frames;       /* 1-frame send buffers per device */
-    int bulk_send_frames;  /* bulk send buffers per device */
+    bool checksum;        /* payload CRC32C on every frame */
+    int eager_depth;      /* 1-frame receives posted per peer */
+    int bulk_depth;       /* bulk receives posted per peer */
+    int bulk_frames;      /* frames per bulk message */
+    int send_frames;      /* 1-frame send buffers per device */
+    int bulk_send_frames; /* bulk send buffers per device */
     int max_qps_per_device;
-    int peer_timeout_ms;   /* silence after which a peer is declared lost */
-    int rto_us;            /* first retransmission timeout */
-    int ack_delay_us;      /* an owed acknowledgement waits at most this long */
-    bool liveness_thread;  /* answer peers while the application computes */
+    int peer_timeout_ms;    /* silence after which a peer is declared lost */
+    int rto_us;             /* first retransmission timeout */
+    int ack_delay_us;       /* an owed acknowledgement waits at most this long */
+    bool liveness_thread;   /* answer peers while the application computes */
     bool release_on_signal; /* free queue pairs and memory on SIGTERM/SIGINT/SIGHUP */
-    bool stats;            /* print the counters at finalize */
+    bool stats;             /* print the counters at finalize */
 
     int output; /* opal_output stream of btl_tbrdma_verbose, -1 when closed */
 
@@ -107,12 +107,12 @@ typedef struct mca_btl_tbrdma_module_t {
     /* The token that serializes the data path, and who holds it (btl_tbrdma_progress.c). */
     _Atomic uintptr_t token_owner;
     int token_depth;
-    int in_progress;   /* a progress pass is running (ob1 callbacks may not start another) */
-    bool async_pass;   /* the running pass belongs to the liveness thread */
+    int in_progress; /* a progress pass is running (ob1 callbacks may not start another) */
+    bool async_pass; /* the running pass belongs to the liveness thread */
     _Atomic uint64_t last_app_progress; /* ns: the last progress call of an application thread */
 
     /* Work the liveness thread leaves for an application thread (token-protected). */
-    struct mca_btl_tbrdma_frag_t *deferred;  /* frames to return to their pools */
+    struct mca_btl_tbrdma_frag_t *deferred;          /* frames to return to their pools */
     struct mca_btl_tbrdma_frag_t *cb_head, *cb_tail; /* send completions ob1 must hear of */
     bool failure_pending;
 

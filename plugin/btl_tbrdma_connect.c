@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONNECT_KEY          "btl.tbrdma.conn.v1"
-#define CONNECT_RETRY_NS     10000000ull /* the handshake asks again every 10 ms */
-#define CONNECT_RDMA_PREFIX  "rdma_"
+#define CONNECT_KEY         "btl.tbrdma.conn.v1"
+#define CONNECT_RETRY_NS    10000000ull /* the handshake asks again every 10 ms */
+#define CONNECT_RDMA_PREFIX "rdma_"
 
 static bool connect_speaks_for_host(void)
 {
@@ -84,8 +84,9 @@ static int connect_budget(const mca_btl_tbrdma_module_t *module, const mca_btl_t
             if (a == b || 0 > l->port) {
                 continue;
             }
-            if (0 == tbrdma_budget_check(&use, mca_btl_tbrdma_component.max_qps_per_device, msg,
-                                         sizeof(msg))) {
+            if (0
+                == tbrdma_budget_check(&use, mca_btl_tbrdma_component.max_qps_per_device, msg,
+                                       sizeof(msg))) {
                 continue;
             }
             over++;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEVICE_ALIGN     4096
-#define DEVICE_CTRL_BASE 16 /* control frames per device, plus DEVICE_CTRL_PER_EP per endpoint */
+#define DEVICE_ALIGN       4096
+#define DEVICE_CTRL_BASE   16 /* control frames per device, plus DEVICE_CTRL_PER_EP per endpoint */
 #define DEVICE_CTRL_PER_EP 8
 
 /* Frame counts and sizes of a device for neps endpoints. */

@@ -81,8 +81,8 @@ static int endpoint_post_all(mca_btl_tbrdma_endpoint_t *ep, int c, char *err, si
         rc = tbrdma_verbs_post_recv(ch->qp, (uintptr_t) f, f->buf, ch->frames * TBRDMA_FRAME_BYTES,
                                     ep->dev->mr.lkey);
         if (0 != rc) {
-            snprintf(err, errlen, "device %s: posting receive %d of %d failed: %s",
-                     ep->peer.device, i + 1, ch->depth, strerror(rc));
+            snprintf(err, errlen, "device %s: posting receive %d of %d failed: %s", ep->peer.device,
+                     i + 1, ch->depth, strerror(rc));
             return -rc;
         }
         f->flags = TBRDMA_FF_POSTED;
@@ -139,11 +139,12 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
 }
 
 /* The peer's entry must describe channels this side can talk to. */
-static int endpoint_check_peer(const mca_btl_tbrdma_endpoint_t *ep,
-                               const tbrdma_conn_entry_t *peer, char *err, size_t errlen)
+static int endpoint_check_peer(const mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
+                               char *err, size_t errlen)
 {
-    if (peer->bulk_frames != ep->chan[TBRDMA_CHAN_BULK].frames || TBRDMA_CTRL_RESERVE + 1 > peer->depth[0]
-        || 1 > peer->depth[1] || TBRDMA_WR_MAX < peer->depth[0] || TBRDMA_WR_MAX < peer->depth[1]) {
+    if (peer->bulk_frames != ep->chan[TBRDMA_CHAN_BULK].frames
+        || TBRDMA_CTRL_RESERVE + 1 > peer->depth[0] || 1 > peer->depth[1]
+        || TBRDMA_WR_MAX < peer->depth[0] || TBRDMA_WR_MAX < peer->depth[1]) {
         snprintf(err, errlen,
                  "the peer uses %u-frame bulk messages and receive depths %u/%u, this process "
                  "%u-frame bulk messages: every process of a job needs the same "

@@ -31,8 +31,8 @@ enum mca_btl_tbrdma_ep_state {
 typedef struct mca_btl_tbrdma_chan_t {
     tbrdma_vqp_t *qp;
     uint32_t qpn;
-    uint32_t frames;  /* frames per message on this channel (Apple's frame rule) */
-    int depth;        /* receives posted at start */
+    uint32_t frames; /* frames per message on this channel (Apple's frame rule) */
+    int depth;       /* receives posted at start */
     tbrdma_rel_tx_t tx;
     tbrdma_rel_rx_t rx;
     mca_btl_tbrdma_frag_t *head, *tail; /* send list in sequence order: [una, next_seq) */
@@ -59,13 +59,13 @@ struct mca_btl_base_endpoint_t {
     uint32_t conn_local;  /* stamped by the peer on frames to us */
     uint32_t conn_remote; /* stamped by us on frames to the peer */
     uint32_t psn;
-    int csum;             /* payloads carry CRC32C (either side asked for it) */
-    uint64_t last_heard;  /* ns: the peer's last valid frame */
-    uint64_t probe_at;    /* ns: when the next liveness probe may go */
-    uint64_t owed_since;  /* ns: since when an acknowledgement is owed (0: none) */
-    int ack_now;          /* acknowledge at once (duplicate seen, or asked) */
-    int probe;            /* ask the peer to answer at once (TBRDMA_HF_AREQ) */
-    int heard;            /* a valid frame came since connection (the handshake) */
+    int csum;            /* payloads carry CRC32C (either side asked for it) */
+    uint64_t last_heard; /* ns: the peer's last valid frame */
+    uint64_t probe_at;   /* ns: when the next liveness probe may go */
+    uint64_t owed_since; /* ns: since when an acknowledgement is owed (0: none) */
+    int ack_now;         /* acknowledge at once (duplicate seen, or asked) */
+    int probe;           /* ask the peer to answer at once (TBRDMA_HF_AREQ) */
+    int heard;           /* a valid frame came since connection (the handshake) */
     int fail_reported;
     char fail_reason[512];
 };

@@ -36,8 +36,8 @@
 #define TBRDMA_FF_SENT   0x10 /* transmitted at least once (a later transmission is a retry) */
 
 typedef struct mca_btl_tbrdma_frag_t {
-    mca_btl_base_descriptor_t base; /* first: ob1 sees the descriptor */
-    mca_btl_base_segment_t segment; /* the payload, after the header */
+    mca_btl_base_descriptor_t base;        /* first: ob1 sees the descriptor */
+    mca_btl_base_segment_t segment;        /* the payload, after the header */
     struct mca_btl_tbrdma_frag_t *next;    /* pool, send list, held list, deferred list */
     struct mca_btl_tbrdma_frag_t *cb_next; /* module's list of callbacks to run */
     struct mca_btl_tbrdma_device_t *dev;
@@ -56,9 +56,9 @@ typedef struct mca_btl_tbrdma_frag_t {
 } mca_btl_tbrdma_frag_t;
 
 typedef struct mca_btl_tbrdma_device_t {
-    int port;             /* index in module->local.ports */
-    tbrdma_vdev_t *vdev;  /* NULL once released */
-    tbrdma_vmr_t mr;      /* the one memory region of the slab */
+    int port;            /* index in module->local.ports */
+    tbrdma_vdev_t *vdev; /* NULL once released */
+    tbrdma_vmr_t mr;     /* the one memory region of the slab */
     uint8_t *slab;
     size_t slab_bytes;
     mca_btl_tbrdma_frag_t *frags; /* every frame of the device */

@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MODULE_ERR_MAX     (TBRDMA_MAX_HOSTS * TBRDMA_MAX_HOSTS * 96) /* every pair, named */
-#define MODULE_RTO_MAX_NS  500000000u /* retransmission backoff stops at 0.5 s */
-#define MODULE_CLOSE_NS    100000000ull /* finalize waits this long for its CLOSE frames */
+#define MODULE_ERR_MAX    (TBRDMA_MAX_HOSTS * TBRDMA_MAX_HOSTS * 96) /* every pair, named */
+#define MODULE_RTO_MAX_NS 500000000u   /* retransmission backoff stops at 0.5 s */
+#define MODULE_CLOSE_NS   100000000ull /* finalize waits this long for its CLOSE frames */
 
 static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **endpoints,

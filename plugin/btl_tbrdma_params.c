@@ -59,46 +59,84 @@ static params_int_t *params_int_table(size_t *n_p)
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
     static params_int_t table[9];
 
-    table[0] = (params_int_t){"eager_depth", &c->eager_depth, 48, TBRDMA_CTRL_RESERVE + 4,
-                              TBRDMA_WR_MAX, OPAL_INFO_LVL_6,
+    table[0] = (params_int_t){"eager_depth",
+                              &c->eager_depth,
+                              48,
+                              TBRDMA_CTRL_RESERVE + 4,
+                              TBRDMA_WR_MAX,
+                              OPAL_INFO_LVL_6,
                               "1-frame receives posted per peer process (frames). "
                               "Range 8..63 (Apple accepts 63 work requests per queue), "
                               "default 48, of which 4 are kept for control frames"};
-    table[1] = (params_int_t){"bulk_depth", &c->bulk_depth, 16, 2, TBRDMA_WR_MAX,
+    table[1] = (params_int_t){"bulk_depth",
+                              &c->bulk_depth,
+                              16,
+                              2,
+                              TBRDMA_WR_MAX,
                               OPAL_INFO_LVL_6,
                               "Bulk receives posted per peer process (messages). Range 2..63, "
                               "default 16"};
-    table[2] = (params_int_t){"bulk_frames", &c->bulk_frames, 16, 2, 256, OPAL_INFO_LVL_5,
+    table[2] = (params_int_t){"bulk_frames",
+                              &c->bulk_frames,
+                              16,
+                              2,
+                              256,
+                              OPAL_INFO_LVL_5,
                               "Size of a bulk message in 4 KiB frames: ob1's large fragments "
                               "are up to this many frames minus the 40-byte header. Every "
                               "process of a job must use the same value. Range 2..256, "
                               "default 16 (64 KiB)"};
-    table[3] = (params_int_t){"send_frames", &c->send_frames, 256, 16, 4096, OPAL_INFO_LVL_6,
+    table[3] = (params_int_t){"send_frames",
+                              &c->send_frames,
+                              256,
+                              16,
+                              4096,
+                              OPAL_INFO_LVL_6,
                               "1-frame send buffers per device (frames), shared by its peers. "
                               "Range 16..4096, default 256"};
-    table[4] = (params_int_t){"bulk_send_frames", &c->bulk_send_frames, 32, 2, 1024,
+    table[4] = (params_int_t){"bulk_send_frames",
+                              &c->bulk_send_frames,
+                              32,
+                              2,
+                              1024,
                               OPAL_INFO_LVL_6,
                               "Bulk send buffers per device (messages), shared by its peers. "
                               "Range 2..1024, default 32"};
-    table[5] = (params_int_t){"max_qps_per_device", &c->max_qps_per_device, 10, 2, 4096,
+    table[5] = (params_int_t){"max_qps_per_device",
+                              &c->max_qps_per_device,
+                              10,
+                              2,
+                              4096,
                               OPAL_INFO_LVL_4,
                               "Queue pairs one device may hold, counted over every process of "
                               "the host (Apple's limit is 10). A job needing more (2 per pair "
                               "of ranks on the two ends of a cable) is refused at start-up. "
                               "Range 2..4096, default 10"};
-    table[6] = (params_int_t){"peer_timeout_ms", &c->peer_timeout_ms, 5000, 100, 3600000,
+    table[6] = (params_int_t){"peer_timeout_ms",
+                              &c->peer_timeout_ms,
+                              5000,
+                              100,
+                              3600000,
                               OPAL_INFO_LVL_3,
                               "Milliseconds of silence after which a peer is declared lost "
                               "(its process died, its Mac went away, the cable was pulled): "
                               "the job then ends with a message naming the peer and the cable. "
                               "Peers are probed after a quarter of it. Range 100..3600000, "
                               "default 5000"};
-    table[7] = (params_int_t){"retransmit_timeout_us", &c->rto_us, 4000, 10, 1000000,
+    table[7] = (params_int_t){"retransmit_timeout_us",
+                              &c->rto_us,
+                              4000,
+                              10,
+                              1000000,
                               OPAL_INFO_LVL_6,
                               "Microseconds before an unacknowledged frame is sent again "
                               "(doubling per timeout up to 0.5 s). Range 10..1000000, "
                               "default 4000"};
-    table[8] = (params_int_t){"ack_delay_us", &c->ack_delay_us, 100, 1, 100000,
+    table[8] = (params_int_t){"ack_delay_us",
+                              &c->ack_delay_us,
+                              100,
+                              1,
+                              100000,
                               OPAL_INFO_LVL_7,
                               "Microseconds an acknowledgement may wait for a data frame to "
                               "carry it before it goes alone. Range 1..100000, default 100"};
@@ -304,8 +342,8 @@ static void params_verify_sizes(void)
                  "btl_tbrdma_eager_limit = %zu, rndv_eager_limit = %zu and max_send_size = %zu "
                  "do not fit tbrdma's frames (eager <= %zu, rndv <= eager, eager <= max_send "
                  "<= %zu with btl_tbrdma_bulk_frames = %d); using %zu, %zu and %zu",
-                 m->btl_eager_limit, m->btl_rndv_eager_limit, m->btl_max_send_size, eager,
-                 bulk, mca_btl_tbrdma_component.bulk_frames, eager, eager, bulk);
+                 m->btl_eager_limit, m->btl_rndv_eager_limit, m->btl_max_send_size, eager, bulk,
+                 mca_btl_tbrdma_component.bulk_frames, eager, eager, bulk);
         mca_btl_tbrdma_show_help("invalid-param", msg);
         m->btl_eager_limit = eager;
         m->btl_rndv_eager_limit = eager;

@@ -14,8 +14,8 @@
  * A lost peer: one message naming both hosts, the cable and the reason, every queue pair and
  * memory region released (ob1's error callback aborts the job), then the error callback.
  */
-#include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_output.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -59,8 +59,7 @@ void mca_btl_tbrdma_signal_restore(void);
 
 /* ---- btl_tbrdma_send.c ----------------------------------------------------------------- */
 
-int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl,
-                        struct mca_btl_base_endpoint_t *endpoint,
+int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                         struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
 int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
                          struct mca_btl_base_endpoint_t *endpoint,

@@ -290,8 +290,8 @@ static void recv_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
     v = recv_check(ep, frag, wc, &h);
     if (TBRDMA_FRAME_OK != v) {
         module->stats.rx_bad[v]++;
-        TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME, "refused a %u-byte frame on qp 0x%x: %s",
-                       wc->byte_len, wc->qp_num, tbrdma_wire_verdict_name(v));
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME, "refused a %u-byte frame on qp 0x%x: %s", wc->byte_len,
+                       wc->qp_num, tbrdma_wire_verdict_name(v));
         tbrdma_rel_rx_consumed(&ch->rx);
         recv_repost(module, ep, frag);
         return;

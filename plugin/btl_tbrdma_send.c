@@ -65,8 +65,7 @@ static int send_post(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
     TBRDMA_ASSERT(tbrdma_wire_frames(post_len) == ch->frames);
     rc = tbrdma_verbs_post_send(ch->qp, (uintptr_t) frag, frag->buf, post_len, ep->dev->mr.lkey);
     if (0 != rc) {
-        snprintf(why, sizeof(why), "posting a send of %u bytes failed: %s", post_len,
-                 strerror(rc));
+        snprintf(why, sizeof(why), "posting a send of %u bytes failed: %s", post_len, strerror(rc));
         mca_btl_tbrdma_ep_fail(module, ep, why);
         return rc;
     }
@@ -274,8 +273,7 @@ void mca_btl_tbrdma_submit_drain(mca_btl_tbrdma_module_t *module)
     }
 }
 
-int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl,
-                        struct mca_btl_base_endpoint_t *endpoint,
+int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                         struct mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;

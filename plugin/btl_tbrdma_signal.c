@@ -14,7 +14,7 @@
 #include <signal.h>
 #include <string.h>
 
-#define SIGNAL_COUNT      3
+#define SIGNAL_COUNT       3
 #define SIGNAL_WAIT_YIELDS 20000 /* how long the handler waits for another thread's pass */
 
 static const int signal_numbers[SIGNAL_COUNT] = {SIGTERM, SIGINT, SIGHUP};

@@ -8,6 +8,13 @@
 # The mounts live in a private mount namespace and are unmounted on exit; the chroot is
 # $TBRDMA_OMPI5_CHROOT or <repo>/build/ompi5/chroot. The environment is passed through except
 # PATH (the chroot's), HOME (/root), LD_LIBRARY_PATH, LD_PRELOAD and TMPDIR (host paths).
+#
+# For the simulated cluster (test/ompi5/cluster-mpirun.sh), three optional extras:
+#   TBRDMA_OMPI5_RBIND="DIR..."  directories bound recursively at their own path (the state
+#                                directory with its namespace files, /run/netns)
+#   TBRDMA_OMPI5_HOSTS=FILE      bound over the chroot's /etc/hosts (the cluster's names)
+#   TBRDMA_OMPI5_HOST_SHM=1      the host's /dev/shm instead of a private one (the simulator's
+#                                queue pair files are shared by every simulated host)
 
 set -u
 
@@ -32,6 +39,24 @@ run_forwarding_signals()
     return "$rc"
 }
 
+# The extras of the simulated cluster (see the header).
+mount_cluster_extras()
+{
+    local root=$1 dir
+    for dir in ${TBRDMA_OMPI5_RBIND:-}; do
+        mkdir -p "$root$dir"
+        ompi5_mount_at --rbind "$dir" "$root$dir" || ompi5_die "$root: binding $dir failed"
+    done
+    if [ -n "${TBRDMA_OMPI5_HOSTS:-}" ]; then
+        ompi5_mount_at --bind "$TBRDMA_OMPI5_HOSTS" "$root/etc/hosts" ||
+            ompi5_die "$root: binding $TBRDMA_OMPI5_HOSTS over /etc/hosts failed"
+    fi
+    if [ -n "${TBRDMA_OMPI5_HOST_SHM:-}" ]; then
+        ompi5_mount_at --bind /dev/shm "$root/dev/shm" || ompi5_die "$root: binding /dev/shm failed"
+    fi
+    unset TBRDMA_OMPI5_RBIND TBRDMA_OMPI5_HOSTS TBRDMA_OMPI5_HOST_SHM
+}
+
 # The part that runs inside the private mount namespace.
 run_in_chroot()
 {
@@ -40,6 +65,7 @@ run_in_chroot()
     trap ompi5_umount_all EXIT
     ompi5_mount_system "$root" || ompi5_die "$root: mounting /proc, /sys, /dev failed"
     ompi5_mount_same_path "$root" "$TBRDMA_REPO" || ompi5_die "$root: binding $TBRDMA_REPO failed"
+    mount_cluster_extras "$root"
     case "$cwd" in
     "$TBRDMA_REPO" | "$TBRDMA_REPO"/*) ;;
     *) cwd=/ ;;
