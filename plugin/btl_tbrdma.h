@@ -49,7 +49,7 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t tx_data, tx_bytes, tx_ctrl, tx_forced, retransmits, timeouts, nacks_sent, nacks_rcvd;
     uint64_t rx_data, rx_bytes, rx_dup, rx_gap, rx_ctrl, rx_wc_err, rx_unknown_tag;
     uint64_t rx_bad[TBRDMA_FRAME_VERDICTS]; /* refused frames by verdict */
-    uint64_t tx_wc_err, credit_stalls, held, bogus_acks;
+    uint64_t tx_wc_err, credit_stalls, held, bogus_acks, no_frame;
 } mca_btl_tbrdma_stats_t;
 
 typedef struct mca_btl_tbrdma_component_t {
@@ -110,6 +110,7 @@ typedef struct mca_btl_tbrdma_module_t {
     int in_progress; /* a progress pass is running (ob1 callbacks may not start another) */
     bool async_pass; /* the running pass belongs to the liveness thread */
     _Atomic uint64_t last_app_progress; /* ns: the last progress call of an application thread */
+    uint64_t clock_ns; /* ns: the time of the last pass (send arms timers with it) */
 
     /* Work the liveness thread leaves for an application thread (token-protected). */
     struct mca_btl_tbrdma_frag_t *deferred;          /* frames to return to their pools */

@@ -329,7 +329,7 @@ static void connect_handshake(mca_btl_tbrdma_module_t *module)
             }
             asked = now;
         }
-        mca_btl_tbrdma_pass(module, true);
+        mca_btl_tbrdma_pass(module, true, mca_btl_tbrdma_now());
         now = mca_btl_tbrdma_now();
     }
     snprintf(why, sizeof(why),

@@ -181,3 +181,18 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_device_take_recv(mca_btl_tbrdma_device_t *
     dev->recv_next += count;
     return first;
 }
+
+int mca_btl_tbrdma_device_frames_out(mca_btl_tbrdma_device_t *dev)
+{
+    int out = 0;
+
+    for (int i = 0; i < dev->nfrags; i++) {
+        out += (TBRDMA_FRAG_RECV != dev->frags[i].kind) ? 1 : 0;
+    }
+    for (int p = 0; p < 3; p++) {
+        for (mca_btl_tbrdma_frag_t *f = dev->pool[p]; NULL != f; f = f->next) {
+            out--;
+        }
+    }
+    return out;
+}

@@ -66,6 +66,7 @@ struct mca_btl_base_endpoint_t {
     int ack_now;         /* acknowledge at once (duplicate seen, or asked) */
     int probe;           /* ask the peer to answer at once (TBRDMA_HF_AREQ) */
     int heard;           /* a valid frame came since connection (the handshake) */
+    int rx_pass;         /* a valid frame came in the current progress pass */
     int fail_reported;
     char fail_reason[512];
 };

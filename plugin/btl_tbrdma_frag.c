@@ -90,6 +90,7 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_for(struct mca_btl_base_endpoint_t *e
     pool = (size <= tbrdma_eager_payload()) ? TBRDMA_POOL_EAGER : TBRDMA_POOL_BULK;
     frag = mca_btl_tbrdma_frag_get(ep->dev, pool);
     if (NULL == frag) {
+        mca_btl_tbrdma_component.module->stats.no_frame++; /* ob1 retries later */
         return NULL;
     }
     frag->ep = ep;

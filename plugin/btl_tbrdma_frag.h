@@ -118,6 +118,9 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_device_t *dev, int
  */
 void mca_btl_tbrdma_frag_put(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag);
 
+/* Send and control frames of dev not in their pools (finalize: a leak when not 0). */
+int mca_btl_tbrdma_device_frames_out(mca_btl_tbrdma_device_t *dev);
+
 /* Returns the frames the liveness thread left in module->deferred to their pools. */
 void mca_btl_tbrdma_frag_undefer(mca_btl_tbrdma_module_t *module);
 

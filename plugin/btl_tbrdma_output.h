@@ -19,7 +19,8 @@
 #define TBRDMA_VERBOSE_DECLINE  1
 #define TBRDMA_VERBOSE_PEER     5
 #define TBRDMA_VERBOSE_RESOURCE 10
-#define TBRDMA_VERBOSE_FRAME    20 /* every refused frame */
+#define TBRDMA_VERBOSE_FRAME    20 /* every refused frame, every retransmission timeout */
+#define TBRDMA_VERBOSE_WIRE     30 /* every frame sent and received (slow: debugging only) */
 
 /* Prints "tbrdma: <fmt>" on the tbrdma stream when btl_tbrdma_verbose >= level. */
 #define TBRDMA_VERBOSE(level, fmt, ...)                                                   \

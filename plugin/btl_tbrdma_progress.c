@@ -160,7 +160,7 @@ static void progress_check_port(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
     const tbrdma_port_info_t *p = &module->ports[ep->local_port];
     char why[320];
 
-    if (now - ep->dev->port_checked_ns < PROGRESS_PORT_CHECK_NS) {
+    if (mca_btl_tbrdma_elapsed(now, ep->dev->port_checked_ns) < PROGRESS_PORT_CHECK_NS) {
         return;
     }
     ep->dev->port_checked_ns = now;
@@ -181,7 +181,7 @@ static void progress_check_port(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
 static void progress_liveness(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                               uint64_t now)
 {
-    uint64_t silent = now - ep->last_heard;
+    uint64_t silent = mca_btl_tbrdma_elapsed(now, ep->last_heard);
     char why[320];
 
     if (silent >= module->keepalive_ns && now >= ep->probe_at) {
@@ -208,6 +208,11 @@ static void progress_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
 
         if (tbrdma_rel_tx_timeout(&ch->tx, now, &module->timing)) {
             module->stats.timeouts++;
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME,
+                           "channel %d to %s: retransmission timeout, frames %u..%u unacked "
+                           "(%u sent), next timeout in %u us, credit up to tx %u (next tx %u)",
+                           c, ep->peer_host, ch->tx.una, ch->tx.next_seq - 1, ch->tx.snd_nxt,
+                           ch->tx.rto_ns / 1000, ch->tx.limit, ch->tx.tx_next);
             ch->snd = ch->head; /* go back to the first unacknowledged frame */
             if (!tbrdma_rel_tx_credit(&ch->tx, 0)) {
                 ep->probe = 1; /* the grant that would let it retransmit may have been lost */
@@ -219,11 +224,11 @@ static void progress_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
 
 /* ---- the pass --------------------------------------------------------------------------- */
 
-int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async)
+int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t now)
 {
-    uint64_t now = mca_btl_tbrdma_now();
     int n = 0;
 
+    module->clock_ns = now;
     module->in_progress++;
     module->async_pass = async;
     if (!async) {
@@ -256,12 +261,14 @@ int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async)
 int mca_btl_tbrdma_component_progress(void)
 {
     mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
+    uint64_t now;
     int n;
 
     if (NULL == module || !module->verbs_live) {
         return 0;
     }
-    atomic_store_explicit(&module->last_app_progress, mca_btl_tbrdma_now(), memory_order_relaxed);
+    now = mca_btl_tbrdma_now(); /* one clock read per call: it is not free in every VM */
+    atomic_store_explicit(&module->last_app_progress, now, memory_order_relaxed);
     if (!mca_btl_tbrdma_token_try(module)) {
         return 0; /* another thread is progressing */
     }
@@ -269,7 +276,7 @@ int mca_btl_tbrdma_component_progress(void)
         mca_btl_tbrdma_token_release(module); /* called from an ob1 callback of our own pass */
         return 0;
     }
-    n = mca_btl_tbrdma_pass(module, false);
+    n = mca_btl_tbrdma_pass(module, false, now);
     if (module->failure_pending) {
         progress_report_failures(module); /* releases the token */
         return n;
@@ -300,7 +307,7 @@ static void *progress_liveness_main(void *arg)
             continue;
         }
         if (module->verbs_live && 0 == module->in_progress) {
-            mca_btl_tbrdma_pass(module, true);
+            mca_btl_tbrdma_pass(module, true, mca_btl_tbrdma_now());
         }
         mca_btl_tbrdma_token_release(module);
     }

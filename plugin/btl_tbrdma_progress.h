@@ -21,6 +21,15 @@
 /* CLOCK_MONOTONIC in ns. */
 uint64_t mca_btl_tbrdma_now(void);
 
+/*
+ * ns from then to now, 0 when then is later: a pass runs with the time its caller read, which
+ * another thread's pass may have overtaken when it stamped then.
+ */
+static inline uint64_t mca_btl_tbrdma_elapsed(uint64_t now, uint64_t then)
+{
+    return (now > then) ? now - then : 0;
+}
+
 /* 1 on tbrdma's liveness thread. */
 int mca_btl_tbrdma_on_liveness_thread(void);
 
@@ -33,9 +42,9 @@ void mca_btl_tbrdma_token_take(mca_btl_tbrdma_module_t *module);
 /* Releases one level of the token. */
 void mca_btl_tbrdma_token_release(mca_btl_tbrdma_module_t *module);
 
-/* One pass over the data path (token): completions, transmissions, timers. async: the liveness
- * thread runs it (nothing may call ob1). Returns the completions handled. */
-int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async);
+/* One pass over the data path (token) at time now: completions, transmissions, timers. async:
+ * the liveness thread runs it (nothing may call ob1). Returns the completions handled. */
+int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t now);
 
 /* Declares ep lost with reason (token). Reported to ob1 by an application thread. */
 void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,

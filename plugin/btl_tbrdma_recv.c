@@ -21,33 +21,39 @@
 
 /* ---- sends ------------------------------------------------------------------------------ */
 
-/* Runs ob1's completion callback of a send frame (application thread). */
-static void recv_run_callback(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
+/*
+ * A send frame is finished when the peer acknowledged it and no work request on it is
+ * outstanding: only then may ob1 reuse the descriptor (it may rewrite and send it again from
+ * the callback, as the active-message RDMA emulation of Open MPI 5.0 does), so only then does
+ * ob1 hear of its completion. The transport's reference goes last.
+ */
+static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
 {
     uint32_t des_flags = frag->base.des_flags;
 
+    if (0 == (frag->flags & TBRDMA_FF_CB)) {
+        if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+            mca_btl_tbrdma_frag_put(module, frag); /* a BTL-owned descriptor without callback */
+        }
+        mca_btl_tbrdma_send_done(module, frag);
+        return;
+    }
+    if (module->async_pass) { /* the liveness thread: an application thread calls ob1 */
+        frag->cb_next = NULL;
+        if (NULL == module->cb_tail) {
+            module->cb_head = frag;
+        } else {
+            module->cb_tail->cb_next = frag;
+        }
+        module->cb_tail = frag;
+        return;
+    }
     frag->flags &= ~TBRDMA_FF_CB;
     frag->base.des_cbfunc(&module->super, frag->ep, &frag->base, OPAL_SUCCESS);
     if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
         mca_btl_tbrdma_frag_put(module, frag); /* ob1's reference, dropped on its behalf */
     }
-}
-
-/* ob1 hears of a send's local completion: now, or from the next application thread. */
-static void recv_complete_to_ob1(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
-{
-    if (!module->async_pass) {
-        recv_run_callback(module, frag);
-        return;
-    }
-    frag->flags &= ~TBRDMA_FF_CB;
-    frag->cb_next = NULL;
-    if (NULL == module->cb_tail) {
-        module->cb_head = frag;
-    } else {
-        module->cb_tail->cb_next = frag;
-    }
-    module->cb_tail = frag;
+    mca_btl_tbrdma_send_done(module, frag);
 }
 
 int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module)
@@ -61,8 +67,7 @@ int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module)
         if (NULL == module->cb_head) {
             module->cb_tail = NULL;
         }
-        frag->flags |= TBRDMA_FF_CB;
-        recv_run_callback(module, frag);
+        send_finished(module, frag);
         n++;
     }
     return n;
@@ -94,11 +99,8 @@ static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         mca_btl_tbrdma_ctrl_put(frag);
         return;
     }
-    if ((frag->flags & TBRDMA_FF_CB) && 0 == wc->status) {
-        recv_complete_to_ob1(module, frag);
-    }
     if (0 == (frag->flags & TBRDMA_FF_QUEUED)) {
-        mca_btl_tbrdma_send_done(module, frag); /* acknowledged before its completion came */
+        send_finished(module, frag); /* acknowledged before its completion came */
     }
 }
 
@@ -118,20 +120,18 @@ static void recv_chan_ack(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
     while (n-- > 0) {
         mca_btl_tbrdma_frag_t *frag = ch->head;
 
+        /* the list is whole again before ob1's callback, which may send on this channel */
         ch->head = frag->next;
+        if (NULL == ch->head) {
+            ch->tail = NULL;
+        }
         if (ch->snd == frag) {
             ch->snd = ch->head;
         }
         frag->flags &= ~TBRDMA_FF_QUEUED;
-        if (frag->flags & TBRDMA_FF_CB) {
-            recv_complete_to_ob1(module, frag);
-        }
         if (0 == (frag->flags & TBRDMA_FF_POSTED)) {
-            mca_btl_tbrdma_send_done(module, frag);
+            send_finished(module, frag);
         }
-    }
-    if (NULL == ch->head) {
-        ch->tail = NULL;
     }
 }
 
@@ -296,9 +296,15 @@ static void recv_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         recv_repost(module, ep, frag);
         return;
     }
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_WIRE,
+                   "%.6f recv from %s chan %d type %d seq %u tx %u len %u ack %u/%u lim %u/%u "
+                   "flags 0x%x",
+                   now / 1e9, ep->peer_host, frag->chan, h.type, h.seq, h.tx, h.len, h.ack[0],
+                   h.ack[1], h.lim[0], h.lim[1], h.flags);
     tbrdma_rel_rx_arrived(&ch->rx, h.tx);
     ep->last_heard = now;
     ep->heard = 1;
+    ep->rx_pass = 1;
     recv_apply_peer(module, ep, &h, now);
     if (TBRDMA_MSG_DATA == h.type) {
         recv_data(module, ep, frag, &h);

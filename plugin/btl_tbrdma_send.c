@@ -63,6 +63,14 @@ static int send_post(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
     int rc;
 
     TBRDMA_ASSERT(tbrdma_wire_frames(post_len) == ch->frames);
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_WIRE,
+                   "%.6f send to %s chan %d type %d seq %u tx %u len %u ack %u/%u lim %u/%u flags "
+                   "0x%x",
+                   mca_btl_tbrdma_now() / 1e9, ep->peer_host, (int) (ch - ep->chan),
+                   frag->buf[1] & 15, frag->buf[8] | frag->buf[9] << 8 | frag->buf[10] << 16,
+                   frag->buf[28] | frag->buf[29] << 8, post_len, ep->chan[0].rx.expected,
+                   ep->chan[1].rx.expected, tbrdma_rel_rx_limit(&ep->chan[0].rx),
+                   tbrdma_rel_rx_limit(&ep->chan[1].rx), frag->buf[3]);
     rc = tbrdma_verbs_post_send(ch->qp, (uintptr_t) frag, frag->buf, post_len, ep->dev->mr.lkey);
     if (0 != rc) {
         snprintf(why, sizeof(why), "posting a send of %u bytes failed: %s", post_len, strerror(rc));
@@ -138,7 +146,7 @@ void mca_btl_tbrdma_ep_enqueue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_fra
 
     frag->seq = tbrdma_rel_tx_new_seq(&ch->tx);
     frag->pcrc = ep->csum ? tbrdma_wire_payload_crc(frag->buf, frag->len) : 0;
-    frag->flags |= TBRDMA_FF_QUEUED;
+    frag->flags = (frag->flags & TBRDMA_FF_CB) | TBRDMA_FF_QUEUED;
     frag->next = NULL;
     if (NULL == ch->tail) {
         ch->head = frag;
@@ -211,20 +219,26 @@ void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
     bool any = urgent;
     bool force;
 
+    /* data owes an acknowledgement; a grant alone only from a quarter of the window on */
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        any = any || tbrdma_rel_rx_owed(&ep->chan[c].rx, 1);
+        any = any || 0 < tbrdma_rel_rx_ack_owed(&ep->chan[c].rx);
         urgent = urgent || tbrdma_rel_rx_owed(&ep->chan[c].rx, send_ack_threshold(&ep->chan[c]));
     }
+    any = any || urgent;
     if (!any) {
         return;
     }
     if (0 == ep->owed_since) {
         ep->owed_since = now;
     }
-    if (!urgent && now - ep->owed_since < module->ack_delay_ns) {
+    /* frames came in this pass: a reply may carry the ack; else (the burst ended) ack now */
+    if (!urgent && ep->rx_pass
+        && mca_btl_tbrdma_elapsed(now, ep->owed_since) < module->ack_delay_ns) {
+        ep->rx_pass = 0;
         return;
     }
-    force = now - ep->owed_since >= module->force_ns;
+    ep->rx_pass = 0;
+    force = mca_btl_tbrdma_elapsed(now, ep->owed_since) >= module->force_ns;
     mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, now, force);
 }
 
@@ -235,7 +249,8 @@ static void send_start(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
                        mca_btl_tbrdma_frag_t *frag)
 {
     mca_btl_tbrdma_ep_enqueue(ep, frag);
-    mca_btl_tbrdma_ep_push(module, ep, mca_btl_tbrdma_now());
+    mca_btl_tbrdma_ep_push(module, ep,
+                           module->clock_ns); /* the last pass's time is precise enough */
 }
 
 /* Another thread holds the token: the holder (or the next progress) queues the frame. */

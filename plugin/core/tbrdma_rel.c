@@ -151,11 +151,21 @@ uint16_t tbrdma_rel_rx_limit(const tbrdma_rel_rx_t *rx)
     return (uint16_t) (rx->seen + rx->posted - rx->reserve);
 }
 
-int tbrdma_rel_rx_owed(const tbrdma_rel_rx_t *rx, uint32_t threshold)
+uint32_t tbrdma_rel_rx_ack_owed(const tbrdma_rel_rx_t *rx)
+{
+    return rx->expected - rx->acked;
+}
+
+uint32_t tbrdma_rel_rx_grant_owed(const tbrdma_rel_rx_t *rx)
 {
     int32_t grant = (int16_t) (tbrdma_rel_rx_limit(rx) - rx->advertised);
 
-    return (rx->expected - rx->acked) >= threshold || (grant > 0 && (uint32_t) grant >= threshold);
+    return (grant > 0) ? (uint32_t) grant : 0;
+}
+
+int tbrdma_rel_rx_owed(const tbrdma_rel_rx_t *rx, uint32_t threshold)
+{
+    return tbrdma_rel_rx_ack_owed(rx) >= threshold || tbrdma_rel_rx_grant_owed(rx) >= threshold;
 }
 
 void tbrdma_rel_rx_sent(tbrdma_rel_rx_t *rx)

@@ -137,9 +137,16 @@ void tbrdma_rel_rx_delivered(tbrdma_rel_rx_t *rx);
 /* The credit limit to grant now. */
 uint16_t tbrdma_rel_rx_limit(const tbrdma_rel_rx_t *rx);
 
+/* DATA frames delivered since the last acknowledgement sent. */
+uint32_t tbrdma_rel_rx_ack_owed(const tbrdma_rel_rx_t *rx);
+
+/* Credits granted since the last grant sent (0 when the grant shrank). */
+uint32_t tbrdma_rel_rx_grant_owed(const tbrdma_rel_rx_t *rx);
+
 /*
- * 1 when an acknowledgement or a grant is owed by at least threshold frames (threshold 1: any
- * change at all since the last one sent).
+ * 1 when at least threshold frames are owed an acknowledgement, or threshold credits a grant.
+ * A grant alone is never owed for fewer: a control frame's own receive, posted again, raises
+ * the grant by one, and answering that with another control frame never ends.
  */
 int tbrdma_rel_rx_owed(const tbrdma_rel_rx_t *rx, uint32_t threshold);
 

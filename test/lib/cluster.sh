@@ -16,7 +16,8 @@ tc_init()
 {
     TC_PREFIX=$1$(($$ % 100000))-
     TC_MGMT=$2.$(($$ % 250))
-    TC_TMP=$(mktemp -d "/tmp/${CHECK_NAME:-tbcluster}.XXXXXX")
+    local tag=${CHECK_NAME:-tbcluster}
+    TC_TMP=$(mktemp -d "/tmp/${tag//[^A-Za-z0-9_.-]/_}.XXXXXX")
     TBSIM_DIR=$TC_TMP/state
     export TBSIM_DIR
     trap tc_cleanup EXIT

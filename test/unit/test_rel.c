@@ -123,8 +123,14 @@ static void test_rel_receiver_verdicts(void)
     CU_ASSERT(0 == tbrdma_rel_rx_nack_due(&rx));
     CU_ASSERT(tbrdma_rel_rx_owed(&rx, 1));
     CU_ASSERT(!tbrdma_rel_rx_owed(&rx, 2));
+    CU_ASSERT(1 == tbrdma_rel_rx_ack_owed(&rx));
     tbrdma_rel_rx_sent(&rx);
     CU_ASSERT(!tbrdma_rel_rx_owed(&rx, 1));
+    /* a control frame's receive, posted again, owes a grant of 1 but no acknowledgement */
+    tbrdma_rel_rx_arrived(&rx, 0);
+    tbrdma_rel_rx_reposted(&rx);
+    CU_ASSERT(0 == tbrdma_rel_rx_ack_owed(&rx));
+    CU_ASSERT(1 == tbrdma_rel_rx_grant_owed(&rx));
 }
 
 /* ---- a channel between two nodes over a lossy wire -------------------------------------- */
@@ -173,7 +179,7 @@ typedef struct model {
     wire_t s2r, r2s;
     node_t s, r;
     uint32_t delivered, misordered;
-    long stalls, forced, overrun_drops;
+    long stalls, forced, overrun_drops, ctrl;
 } model_t;
 
 static double rnd(model_t *m)
@@ -215,7 +221,7 @@ static void node_maybe_ctrl(model_t *m, node_t *n, wire_t *w)
     int owed = tbrdma_rel_rx_owed(&n->rx, MODEL_ACK_T) || n->nack || n->dup || n->probe;
     frame_t f;
 
-    if ((tbrdma_rel_rx_owed(&n->rx, 1) || n->probe) && 0 == n->owed_since) {
+    if ((tbrdma_rel_rx_ack_owed(&n->rx) > 0 || n->probe) && 0 == n->owed_since) {
         n->owed_since = m->now;
     }
     if (!owed && !(n->owed_since && m->now - n->owed_since >= MODEL_DELAY)) {
@@ -227,6 +233,7 @@ static void node_maybe_ctrl(model_t *m, node_t *n, wire_t *w)
         }
         m->forced++;
     }
+    m->ctrl++;
     f = node_frame(n, 0);
     f.areq = n->probe;
     n->probe = 0;
@@ -357,9 +364,9 @@ static void model_check(double drop, double corrupt, double hold, int apple, uns
     m->n = 3000;
     steps = model_run(m);
     printf("\n    drop %.2f corrupt %.2f hold %.2f %s seed %u: %ld steps, %u delivered, "
-           "%ld stalls, %ld forced, %ld overrun drops",
-           drop, corrupt, hold, apple ? "apple" : "rxe", seed, steps, m->delivered, m->stalls,
-           m->forced, m->overrun_drops);
+           "%ld control frames, %ld stalls, %ld forced, %ld overrun drops",
+           drop, corrupt, hold, apple ? "apple" : "rxe", seed, steps, m->delivered, m->ctrl,
+           m->stalls, m->forced, m->overrun_drops);
     if (steps >= MODEL_STEPS) {
         printf("\n  S.tx una %u snd %u next %u txn %u lim %u rto_at %lu | R.rx exp %u seen %u posted %u adv %u held %d | R.tx txn %u lim %u | S.rx exp %u seen %u posted %u adv %u held %d | wires %zu %zu now %lu",
             m->s.tx.una, m->s.tx.snd_nxt, m->s.tx.next_seq, m->s.tx.tx_next, m->s.tx.limit, (unsigned long) m->s.tx.rto_at,
@@ -373,6 +380,10 @@ static void model_check(double drop, double corrupt, double hold, int apple, uns
     CU_ASSERT(m->n == m->s.tx.una);
     if (0 == m->forced) {
         CU_ASSERT(0 == m->stalls); /* credits alone kept every frame within posted receives */
+    }
+    if (0 == drop && 0 == corrupt) {
+        /* no acknowledgement of acknowledgements: at most one control frame per data frame */
+        CU_ASSERT(m->ctrl <= (long) m->n);
     }
     free(m);
 }

@@ -1,0 +1,206 @@
+# shellcheck shell=bash
+# lib.sh: shared part of the MPI tests of tbrdma's data path on the simulated Macs (sourced).
+#
+# A test picks an Open MPI flavour (mt_flavour 4.1|5.0), builds the MPI programs of this
+# directory for it (mt_build), brings up its own cluster of simulated Macs (mt_cluster), runs
+# programs with only tbrdma between Macs (mt_run), and proves tbrdma carried the traffic: the
+# simulator's per-device counters moved on every cable of the job (mt_counters_moved), and no
+# queue pair or memory region is left held (mt_nothing_held). Verdicts: test/lib/check.sh.
+#
+#   4.1  the host's Open MPI 4.1.4: programs built with mpicc, launched by `tbcluster mpirun`,
+#        shared memory BTL vader, one-sided through osc/pt2pt
+#   5.0  Open MPI 5.0.7 in the Debian 13 chroot (test/ompi5): programs built with its mpicc,
+#        launched by test/ompi5/cluster-mpirun.sh, shared memory BTL sm, one-sided through
+#        osc/rdma's active-message emulation over tbrdma
+
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+# shellcheck source=../lib/cluster.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/cluster.sh"
+
+MT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MT_REPO=$(cd "$MT_DIR/../.." && pwd)
+MT_TBCLUSTER=$MT_REPO/test/sim/tbcluster
+export TBSIMCTL=$MT_REPO/build/test/sim/tbsimctl
+MT_PROGRAMS="tb_pingpong tb_coll tb_p2p tb_rma tb_thread"
+MT_TIMEOUT=${MT_TIMEOUT:-300}
+MT_OUT=
+MT_MESH_ARGS=()
+
+# mt_flavour 4.1|5.0: sets MT_FLAVOUR, MT_BUILD (the plugin's build), MT_BIN (programs),
+# MT_SM (shared memory BTL), MT_OSC (one-sided arguments), MT_MPICC (word list).
+mt_flavour()
+{
+    MT_FLAVOUR=$1
+    case "$MT_FLAVOUR" in
+    4.1)
+        MT_BUILD=$MT_REPO/build
+        MT_MPICC=(mpicc)
+        MT_SM=vader
+        MT_OSC=(--mca osc pt2pt)
+        ;;
+    5.0)
+        MT_BUILD=$MT_REPO/build/ompi5/obj
+        MT_MPICC=("$MT_REPO/test/ompi5/in-chroot.sh" mpicc)
+        MT_SM=sm
+        MT_OSC=(--mca osc rdma)
+        ;;
+    *) fatal "unknown Open MPI flavour '$MT_FLAVOUR' (4.1 or 5.0)" ;;
+    esac
+    MT_BIN=$MT_REPO/build/test/mpi/$MT_FLAVOUR
+    MT_PLUGIN=$MT_BUILD/plugin/.libs
+    MT_SIMLIB=$MT_BUILD/test/sim/.libs/libtbsim.so
+    CHECK_NAME="$(basename "$0" .sh) ($MT_FLAVOUR${MT_VARIANT:+, $MT_VARIANT})"
+}
+
+# mt_require: root, namespaces, the flavour's plugin and simulator built.
+mt_require()
+{
+    skip_unless_netns
+    local f
+    for f in "$MT_PLUGIN/mca_btl_tbrdma.so" "$MT_SIMLIB" "$TBSIMCTL"; do
+        [ -e "$f" ] || fatal "missing $f (build first: ./build.sh, test/ompi5/build.sh)"
+    done
+    if [ 5.0 = "$MT_FLAVOUR" ] && [ ! -x "$MT_REPO/test/ompi5/in-chroot.sh" ]; then
+        fatal "no Open MPI 5.0 chroot helper"
+    fi
+}
+
+# mt_build: the MPI programs of test/mpi for the flavour, into MT_BIN (once per change).
+mt_build()
+{
+    local p
+    mkdir -p "$MT_BIN"
+    for p in $MT_PROGRAMS "$@"; do
+        if [ ! -x "$MT_BIN/$p" ] || [ "$MT_DIR/$p.c" -nt "$MT_BIN/$p" ] \
+            || [ "$MT_DIR/tb_common.h" -nt "$MT_BIN/$p" ]; then
+            "${MT_MPICC[@]}" -O2 -Wall -o "$MT_BIN/$p" "$MT_DIR/$p.c" -lpthread \
+                || fatal "$p.c does not build with the $MT_FLAVOUR mpicc"
+        fi
+    done
+}
+
+# mt_cluster ADDRESSING [TBCLUSTER-UP-ARGS...]: 4 simulated Macs (or --hosts N), private to
+# this test; link-local addressing gets a mesh file naming the cables (MT_MESH_ARGS).
+mt_cluster()
+{
+    local addressing=$1 mesh
+    shift
+    tc_init m 10.95
+    tc_up --hosts 4 --addressing "$addressing" "$@" || fatal "tbcluster up failed"
+    MT_MESH_ARGS=()
+    if [ linklocal = "$addressing" ]; then
+        mesh=$TBSIM_DIR/mesh.txt
+        sed -n 's/^cable //p' "$TBSIM_DIR/topology" \
+            | while read -r _ ha ia hb ib; do echo "$ha:rdma_$ia $hb:rdma_$ib"; done >"$mesh"
+        MT_MESH_ARGS=(--mca btl_tbrdma_mesh_file "$mesh")
+    fi
+}
+
+# mt_launch NP SLOTS MPIRUN-ARGS...: mpirun on the cluster for the flavour. Processes are not
+# bound to cores: every simulated Mac would bind its first rank to core 0 of this one machine,
+# and two busy-polling ranks sharing a core take turns of a scheduler tick (4 ms) each.
+mt_launch()
+{
+    local np=$1 slots=$2
+    shift 2
+    set -- --bind-to none "$@"
+    if [ 5.0 = "$MT_FLAVOUR" ]; then
+        timeout -k 10 "$MT_TIMEOUT" "$MT_REPO/test/ompi5/cluster-mpirun.sh" --np "$np" \
+            --slots "$slots" -- "$@"
+    else
+        timeout -k 10 "$MT_TIMEOUT" "$MT_TBCLUSTER" mpirun --np "$np" --slots "$slots" -- "$@"
+    fi
+}
+
+# mt_btl SLOTS: the BTL list that leaves Macs to tbrdma alone.
+mt_btl()
+{
+    if [ "$1" -gt 1 ]; then
+        echo "self,$MT_SM,tbrdma"
+    else
+        echo "self,tbrdma"
+    fi
+}
+
+# mt_run NAME NP SLOTS [MPIRUN-ARGS...] -- PROGRAM [ARGS...]: PROGRAM over tbrdma (pml ob1,
+# tbrdma and self/sm only, against the simulator), output kept in $MT_OUT; checks mpirun's
+# exit status and that every rank printed its OK line.
+mt_run()
+{
+    local name=$1 np=$2 slots=$3 rc n
+    shift 3
+    local args=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        args+=("$1")
+        shift
+    done
+    shift
+    MT_OUT=$TC_TMP/$name.out
+    mt_launch "$np" "$slots" --map-by node --mca pml ob1 --mca btl "$(mt_btl "$slots")" \
+        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_stats 1 \
+        "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "${args[@]}" "$MT_BIN/$1" "${@:2}" >"$MT_OUT" 2>&1
+    rc=$?
+    n=$(grep -c "^tbtest .*: rank [0-9]* of $np OK" "$MT_OUT")
+    if [ "$rc" -eq 0 ] && [ "$n" -eq "$np" ] && mt_frames_back "$name" "$np"; then
+        pass "$name: $np ranks OK over tbrdma ($(grep -o '(.* checks)' "$MT_OUT" | head -1))"
+        return 0
+    fi
+    fail "$name: mpirun exit $rc, $n of $np ranks OK"
+    grep -E "FAIL|tbrdma|rror|abort" "$MT_OUT" | head -20 | sed 's/^/    | /'
+    return 1
+}
+
+# mt_frames_back NAME NP: every rank printed its tbrdma counters at finalize (tbrdma ran in it)
+# and returned every send frame to its pools (no frame leaked).
+mt_frames_back()
+{
+    local stats leaked
+    stats=$(grep -c "^tbrdma stats: " "$MT_OUT")
+    leaked=$(mt_stat "frames not returned")
+    [ "$stats" -eq "$2" ] && [ "$leaked" -eq 0 ] && return 0
+    echo "    | $1: $stats of $2 ranks printed tbrdma stats, $leaked frames not returned"
+    return 1
+}
+
+# mt_counters FILE: the simulator's per-device counters now.
+mt_counters()
+{
+    "$TBSIMCTL" counters >"$1"
+}
+
+# mt_counters_moved WHAT BEFORE AFTER MIN_BYTES: every device of the cluster sent at least
+# MIN_BYTES between the two snapshots (tbrdma carried the traffic on every cable).
+mt_counters_moved()
+{
+    local what=$1 idle
+    idle=$(join <(awk '{print $2, $6}' "$2" | sort) <(awk '{print $2, $6}' "$3" | sort) \
+        | awk -v min="$4" '$3 - $2 < min {print $1 " sent " $3 - $2 " bytes"}')
+    if [ -z "$idle" ] && [ -s "$3" ]; then
+        pass "$what: every cable carried at least $4 bytes each way (simulator counters)"
+        return 0
+    fi
+    fail "$what: devices below $4 bytes: $(echo "$idle" | tr '\n' ';')"
+    return 1
+}
+
+# mt_nothing_held WHAT: no queue pair or memory region of the simulator is held.
+mt_nothing_held()
+{
+    local out
+    out=$("$TBSIMCTL" held)
+    if [ $? -eq 0 ]; then
+        pass "$1: no queue pair or memory region left held"
+        return 0
+    fi
+    fail "$1: $(echo "$out" | tr '\n' ';')"
+    return 1
+}
+
+# mt_stat FIELD: the sum over every rank's "tbrdma stats" line of the number before FIELD
+# ("retransmitted", "bad checksum", ...) in the last run's output.
+mt_stat()
+{
+    grep -o "[0-9]* $1" "$MT_OUT" | awk '{s += $1} END {print s + 0}'
+}
