@@ -499,6 +499,8 @@ static void module_drain(mca_btl_tbrdma_module_t *module)
     }
     module->failure_pending = false;
     mca_btl_tbrdma_release_verbs(module);
+    mca_btl_tbrdma_drop_callbacks(module);
+    mca_btl_tbrdma_frag_undefer(module);
     mca_btl_tbrdma_token_release(module);
 }
 

@@ -106,6 +106,7 @@ void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module)
         }
     }
     for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
+        mca_btl_tbrdma_reclaim_posted(module, module->devices[p]);
         mca_btl_tbrdma_device_release(module->devices[p]);
     }
 }

@@ -106,8 +106,21 @@ int mca_btl_tbrdma_poll_device(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_d
 /* Delivers the frames the liveness thread held, in order (token, application thread). */
 int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep);
 
+/*
+ * After the queue pairs of dev's endpoints were destroyed: the frames whose send completion
+ * will never come are finished as if it had (token).
+ */
+void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module,
+                                   mca_btl_tbrdma_device_t *dev);
+
 /* Calls ob1's completion callbacks the liveness thread left (token, application thread). */
 int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module);
+
+/*
+ * Finalize: finishes the sends whose callbacks are still queued without calling ob1 (it is
+ * finalizing), dropping the references ob1 gave to tbrdma.
+ */
+void mca_btl_tbrdma_drop_callbacks(mca_btl_tbrdma_module_t *module);
 
 /* The transport is done with a send frame (acknowledged, no work request outstanding). */
 void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag);

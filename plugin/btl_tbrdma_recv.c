@@ -73,6 +73,21 @@ int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module)
     return n;
 }
 
+void mca_btl_tbrdma_drop_callbacks(mca_btl_tbrdma_module_t *module)
+{
+    while (NULL != module->cb_head) {
+        mca_btl_tbrdma_frag_t *frag = module->cb_head;
+
+        module->cb_head = frag->cb_next;
+        frag->flags &= ~TBRDMA_FF_CB;
+        if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
+            mca_btl_tbrdma_frag_put(module, frag); /* ob1's reference, dropped on its behalf */
+        }
+        mca_btl_tbrdma_send_done(module, frag);
+    }
+    module->cb_tail = NULL;
+}
+
 void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
 {
     mca_btl_tbrdma_frag_put(module, frag); /* the transport's reference */
@@ -101,6 +116,26 @@ static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
     }
     if (0 == (frag->flags & TBRDMA_FF_QUEUED)) {
         send_finished(module, frag); /* acknowledged before its completion came */
+    }
+}
+
+void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module,
+                                   mca_btl_tbrdma_device_t *dev)
+{
+    for (int i = 0; NULL != dev && i < dev->nfrags; i++) {
+        mca_btl_tbrdma_frag_t *frag = &dev->frags[i];
+
+        if (TBRDMA_FRAG_RECV == frag->kind || 0 == (frag->flags & TBRDMA_FF_POSTED)) {
+            continue;
+        }
+        /* its queue pair is gone: the completion will never come */
+        frag->flags &= ~TBRDMA_FF_POSTED;
+        frag->ep->chan[frag->chan].sq_posted--;
+        if (TBRDMA_FRAG_CTRL == frag->kind) {
+            mca_btl_tbrdma_ctrl_put(frag);
+        } else if (0 == (frag->flags & TBRDMA_FF_QUEUED)) {
+            send_finished(module, frag); /* acknowledged: ob1 hears of its success */
+        }
     }
 }
 

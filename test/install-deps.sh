@@ -14,8 +14,8 @@ packages=(
     qemu-system-x86 busybox-static kmod dropbear-bin openssh-client xz-utils
     # Open MPI 5.0 in a Debian 13 chroot
     debootstrap
-    # tools used by tests
-    strace clang-format
+    # tools used by tests; third-party MPI codes run over tbrdma
+    strace clang-format valgrind netpipe-openmpi hpcc
 )
 
 missing=()

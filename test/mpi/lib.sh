@@ -113,9 +113,14 @@ mt_launch()
     fi
 }
 
-# mt_btl SLOTS: the BTL list that leaves Macs to tbrdma alone.
+# mt_btl SLOTS: the BTL list that leaves Macs to tbrdma alone (MT_BTL overrides it: a reference
+# run over another transport).
 mt_btl()
 {
+    if [ -n "${MT_BTL:-}" ]; then
+        echo "$MT_BTL"
+        return
+    fi
     if [ "$1" -gt 1 ]; then
         echo "self,$MT_SM,tbrdma"
     else

@@ -4,6 +4,7 @@
 # SLOTS ranks per Mac), every result checked by the programs themselves:
 #   tb_pingpong  0 B .. 64 MiB and every frame/fragment boundary +-48 B, both directions
 #   tb_coll      every collective, 4 datatypes (one derived, non-contiguous), MPI_IN_PLACE
+#                (5.0 with several ranks per Mac: without coll/han, see below)
 #   tb_p2p       many outstanding, ANY_SOURCE, probe, cancel, dup/split communicators
 #   tb_rma       put/get/accumulate with fence and lock/unlock (4.1 osc/pt2pt, 5.0 osc/rdma)
 #   tb_thread    MPI_THREAD_MULTIPLE, 4 threads per rank
@@ -21,7 +22,13 @@ mt_cluster "$addressing"
 np=$((4 * slots))
 mt_counters "$TC_TMP/before"
 mt_run pingpong "$np" "$slots" -- tb_pingpong
-mt_run coll "$np" "$slots" -- tb_coll
+# Open MPI 5.0.7's coll/han (chosen with several ranks per Mac) gathers a strided vector type
+# wrongly over any BTL: tb_coll fails the same way with btl self,sm,tcp, and passes without han.
+coll_args=()
+if [ 5.0 = "$flavour" ] && [ "$slots" -gt 1 ]; then
+    coll_args=(--mca coll ^han)
+fi
+mt_run coll "$np" "$slots" "${coll_args[@]}" -- tb_coll
 mt_run p2p "$np" "$slots" -- tb_p2p
 mt_run rma "$np" "$slots" -- tb_rma
 mt_run thread "$np" "$slots" -- tb_thread
