@@ -6,6 +6,9 @@
 #   netif       interface discovery in network namespaces
 #   sim         the Thunderbolt fabric simulator and the simulated cluster of Macs
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
+#   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
+#               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
+#               start-up refusals and double cables, NetPIPE and HPCC (test/mpi)
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
 # Every test prints what it checked; its log is under build/test-logs/. The last line is
@@ -150,6 +153,16 @@ fi
 if stage_wanted plugin-sim; then
     echo "== plugin-sim"
     run_dir plugin-sim test/integration/sim 600
+fi
+if stage_wanted mpi; then
+    echo "== mpi (MPI over tbrdma on simulated Macs)"
+    for fl in 4.1 5.0; do
+        run_test mpi "suite-$fl-p2p-1" 600 test/mpi/suite.sh "$fl" p2p 1
+        run_test mpi "suite-$fl-linklocal-2" 900 test/mpi/suite.sh "$fl" linklocal 2
+        for t in faults liveness startup thirdparty; do
+            run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
+        done
+    done
 fi
 if stage_wanted vm; then
     echo "== vm"

@@ -19,6 +19,12 @@ void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t rese
     tx->rto_at = 0;
     tx->goback_una = 0;
     tx->goback_done = 0;
+    tx->sent_hi = 0;
+    tx->timed_seq = 0;
+    tx->timed_at = 0;
+    tx->timing = 0;
+    tx->srtt_ns = 0;
+    tx->rttvar_ns = 0;
 }
 
 int tbrdma_rel_tx_credit(const tbrdma_rel_tx_t *tx, int ctrl)
@@ -45,6 +51,37 @@ void tbrdma_rel_tx_limit(tbrdma_rel_tx_t *tx, uint16_t lim)
     }
 }
 
+/* One round-trip sample into the estimate (RFC 6298's gains: 1/8 and 1/4). */
+static void rel_rtt_sample(tbrdma_rel_tx_t *tx, uint64_t rtt)
+{
+    uint32_t r = (rtt > UINT32_MAX / 8) ? UINT32_MAX / 8 : (uint32_t) rtt;
+
+    if (0 == tx->srtt_ns) {
+        tx->srtt_ns = r ? r : 1;
+        tx->rttvar_ns = r / 2;
+        return;
+    }
+    tx->rttvar_ns = tx->rttvar_ns - tx->rttvar_ns / 4
+                    + ((r > tx->srtt_ns) ? r - tx->srtt_ns : tx->srtt_ns - r) / 4;
+    tx->srtt_ns = tx->srtt_ns - tx->srtt_ns / 8 + r / 8;
+}
+
+/* The timeout after an acknowledgement: srtt + 4 rttvar, within [rto_min, rto_max]. */
+static uint32_t rel_rto(const tbrdma_rel_tx_t *tx, const tbrdma_rel_timing_t *t)
+{
+    uint64_t rto = (uint64_t) tx->srtt_ns + 4 * (uint64_t) tx->rttvar_ns;
+
+    if (rto < t->rto_min_ns) {
+        return t->rto_min_ns;
+    }
+    return (rto > t->rto_max_ns) ? t->rto_max_ns : (uint32_t) rto;
+}
+
+uint32_t tbrdma_rel_tx_rto_base(const tbrdma_rel_tx_t *tx, const tbrdma_rel_timing_t *t)
+{
+    return rel_rto(tx, t);
+}
+
 int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbrdma_rel_timing_t *t)
 {
     uint32_t n;
@@ -61,13 +98,25 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbr
     }
     n = ack - tx->una;
     tx->una = ack;
-    tx->rto_ns = t->rto_min_ns;
+    if (tx->timing && tbrdma_seq_lt(tx->timed_seq, ack)) {
+        tx->timing = 0;
+        rel_rtt_sample(tx, now - tx->timed_at);
+    }
+    tx->rto_ns = rel_rto(tx, t);
     tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
     return (int) n;
 }
 
 void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now)
 {
+    if (!tbrdma_seq_lt(tx->snd_nxt, tx->sent_hi)) { /* a first transmission */
+        if (!tx->timing) {
+            tx->timing = 1;
+            tx->timed_seq = tx->snd_nxt;
+            tx->timed_at = now;
+        }
+        tx->sent_hi = tx->snd_nxt + 1;
+    }
     tx->snd_nxt++;
     if (0 == tx->rto_at) {
         tx->rto_at = now + tx->rto_ns;
@@ -85,6 +134,7 @@ int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack)
     tx->goback_una = tx->una;
     tx->goback_done = 1;
     tx->snd_nxt = tx->una;
+    tx->timing = 0;
     return 1;
 }
 
@@ -96,6 +146,7 @@ int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_ti
     tx->snd_nxt = tx->una;
     tx->goback_una = tx->una;
     tx->goback_done = 1;
+    tx->timing = 0;
     tx->rto_ns = (tx->rto_ns > t->rto_max_ns / 2) ? t->rto_max_ns : tx->rto_ns * 2;
     tx->rto_at = now + tx->rto_ns;
     return 1;

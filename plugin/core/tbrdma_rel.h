@@ -43,6 +43,12 @@ typedef struct tbrdma_rel_tx {
     uint64_t rto_at;     /* when the oldest transmitted unacked frame times out (0: not armed) */
     uint32_t goback_una; /* una at the last go-back (a NACK for it is not acted on twice) */
     int goback_done;     /* a go-back for goback_una already happened */
+    uint32_t sent_hi;    /* 1 + the highest sequence number transmitted so far */
+    uint32_t timed_seq;  /* the frame whose round trip is being timed (first transmissions) */
+    uint64_t timed_at;   /* when it was transmitted */
+    int timing;          /* a round trip is being timed (Karn: never across a go-back) */
+    uint32_t srtt_ns;    /* smoothed round trip (0: no sample yet) */
+    uint32_t rttvar_ns;  /* its mean deviation */
 } tbrdma_rel_tx_t;
 
 /* The receiving half of a channel. */
@@ -57,9 +63,15 @@ typedef struct tbrdma_rel_rx {
     int nack_sent;       /* a NACK was sent for nacked */
 } tbrdma_rel_rx_t;
 
-/* Retransmission timing of a channel. */
+/*
+ * Retransmission timing of a channel. The timeout after an acknowledgement is the smoothed round
+ * trip plus four mean deviations (RFC 6298, one frame timed per round trip, never a
+ * retransmitted one), at least rto_min: the round trip includes the receiver's delay before it
+ * acknowledges, which grows when its application computes outside MPI and only the liveness
+ * thread answers, and a timeout shorter than that only sends duplicates.
+ */
 typedef struct tbrdma_rel_timing {
-    uint32_t rto_min_ns; /* first timeout after an acknowledgement */
+    uint32_t rto_min_ns; /* least timeout after an acknowledgement */
     uint32_t rto_max_ns; /* cap of the exponential backoff */
 } tbrdma_rel_timing_t;
 
@@ -91,7 +103,8 @@ void tbrdma_rel_tx_limit(tbrdma_rel_tx_t *tx, uint16_t lim);
 /*
  * A cumulative acknowledgement (the peer expects ack next). Returns how many frames it newly
  * acknowledges (0 when stale); -1 when it acknowledges frames never sent (a bogus ack: ignored).
- * Re-arms the timer from now when frames stay unacknowledged.
+ * Takes a round-trip sample when it covers the timed frame, sets the timeout from the estimate
+ * and re-arms the timer from now when frames stay unacknowledged.
  */
 int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now,
                       const tbrdma_rel_timing_t *t);
@@ -107,6 +120,9 @@ int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack);
  * then goes back to una, the timeout doubles (up to rto_max) and the timer is re-armed.
  */
 int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_timing_t *t);
+
+/* The timeout an acknowledgement sets now: the round-trip estimate within the timing's bounds. */
+uint32_t tbrdma_rel_tx_rto_base(const tbrdma_rel_tx_t *tx, const tbrdma_rel_timing_t *t);
 
 /* Frames sent or queued and not yet acknowledged. */
 static inline uint32_t tbrdma_rel_tx_unacked(const tbrdma_rel_tx_t *tx)

@@ -22,7 +22,7 @@ MT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MT_REPO=$(cd "$MT_DIR/../.." && pwd)
 MT_TBCLUSTER=$MT_REPO/test/sim/tbcluster
 export TBSIMCTL=$MT_REPO/build/test/sim/tbsimctl
-MT_PROGRAMS="tb_pingpong tb_coll tb_p2p tb_rma tb_thread"
+MT_PROGRAMS="tb_pingpong tb_coll tb_p2p tb_rma tb_thread tb_ring"
 MT_TIMEOUT=${MT_TIMEOUT:-300}
 MT_OUT=
 MT_MESH_ARGS=()
@@ -99,12 +99,15 @@ mt_cluster()
 
 # mt_launch NP SLOTS MPIRUN-ARGS...: mpirun on the cluster for the flavour. Processes are not
 # bound to cores: every simulated Mac would bind its first rank to core 0 of this one machine,
-# and two busy-polling ranks sharing a core take turns of a scheduler tick (4 ms) each.
+# and two busy-polling ranks sharing a core take turns of a scheduler tick (4 ms) each. The
+# simulated Macs hold more ranks than this machine has cores, which Open MPI cannot see (each
+# Mac has its own slots), so idle ranks are told to yield the core (mpi_yield_when_idle, what
+# Open MPI sets by itself on an oversubscribed node; MT_YIELD=0 turns it off).
 mt_launch()
 {
     local np=$1 slots=$2
     shift 2
-    set -- --bind-to none "$@"
+    set -- --bind-to none --mca mpi_yield_when_idle "${MT_YIELD:-1}" "$@"
     if [ 5.0 = "$MT_FLAVOUR" ]; then
         timeout -k 10 "$MT_TIMEOUT" "$MT_REPO/test/ompi5/cluster-mpirun.sh" --np "$np" \
             --slots "$slots" -- "$@"
@@ -173,6 +176,12 @@ mt_frames_back()
 mt_counters()
 {
     "$TBSIMCTL" counters >"$1"
+}
+
+# mt_counter_sum NAME FILE: the sum over every device of counter NAME in a counters snapshot.
+mt_counter_sum()
+{
+    awk -v k="$1" '{for (i = 3; i < NF; i += 2) if ($i == k) s += $(i + 1)} END {print s + 0}' "$2"
 }
 
 # mt_counters_moved WHAT BEFORE AFTER MIN_BYTES: every device of the cluster sent at least

@@ -110,6 +110,48 @@ static void test_rel_backoff_is_capped(void)
     CU_ASSERT(timing.rto_max_ns == tx.rto_ns);
 }
 
+/* Sends one new frame at t and acknowledges it at t + rtt; returns the timeout then set. */
+static uint32_t rel_round_trip(tbrdma_rel_tx_t *tx, uint64_t t, uint64_t rtt,
+                               const tbrdma_rel_timing_t *tm)
+{
+    uint32_t seq = tbrdma_rel_tx_new_seq(tx);
+
+    tbrdma_rel_tx_take(tx);
+    tbrdma_rel_tx_sent(tx, t);
+    CU_ASSERT(1 == tbrdma_rel_tx_ack(tx, seq + 1, t + rtt, tm));
+    return tx->rto_ns;
+}
+
+static void test_rel_rto_follows_round_trips(void)
+{
+    const tbrdma_rel_timing_t tm = {.rto_min_ns = 50000, .rto_max_ns = 1000000000};
+    tbrdma_rel_tx_t tx;
+    uint64_t t = 0;
+    uint32_t rto = 0;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
+    CU_ASSERT(30000000 == rel_round_trip(&tx, t, 10000000, &tm)); /* first: srtt + 4 * srtt/2 */
+    for (int i = 0; i < 60; i++) {
+        t += 20000000;
+        rto = rel_round_trip(&tx, t, 10000000, &tm);
+    }
+    CU_ASSERT(rto >= 10000000 && rto <= 11000000); /* steady: the deviation decays */
+    tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
+    for (int i = 0; i < 10; i++) {
+        t += 20000000;
+        rto = rel_round_trip(&tx, t, 10000, &tm);
+    }
+    CU_ASSERT(tm.rto_min_ns == rto); /* fast round trips: the floor */
+    /* Karn: the acknowledgement of a retransmitted frame is no sample */
+    rto = tx.srtt_ns;
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_sent(&tx, t);
+    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, t + tm.rto_min_ns, &tm));
+    tbrdma_rel_tx_sent(&tx, t + tm.rto_min_ns);
+    CU_ASSERT(1 == tbrdma_rel_tx_ack(&tx, tx.next_seq, t + 500000000, &tm));
+    CU_ASSERT(rto == tx.srtt_ns && tm.rto_min_ns == tx.rto_ns);
+}
+
 static void test_rel_receiver_verdicts(void)
 {
     tbrdma_rel_rx_t rx;
@@ -418,6 +460,7 @@ int main(void)
         TBRDMA_UT_TEST(test_rel_grant_recovers_dropped_frames),
         TBRDMA_UT_TEST(test_rel_ack_nack_and_timeout),
         TBRDMA_UT_TEST(test_rel_backoff_is_capped),
+        TBRDMA_UT_TEST(test_rel_rto_follows_round_trips),
         TBRDMA_UT_TEST(test_rel_receiver_verdicts),
         TBRDMA_UT_TEST(test_rel_model_clean_wire),
         TBRDMA_UT_TEST(test_rel_model_held_receives),

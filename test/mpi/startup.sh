@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# startup.sh FLAVOUR: what tbrdma decides when a job starts, on simulated Macs.
+#   budget  3 ranks per Mac need 3 x 3 x 2 = 18 queue pairs per cable end, over Apple's 10: the
+#           job is refused at start-up, quickly, with one message stating the budget, the count
+#           needed and what to do; nothing is left held.
+#   double  two cables join mac-a and mac-b: both ends agree which queue pairs are on which
+#           cable (a disagreement cannot connect), the job is correct, and the pair's traffic
+#           runs on one of the two cables, the same one in both directions.
+set -uo pipefail
+MT_VARIANT="budget, two cables"
+. "$(dirname "$0")/lib.sh"
+mt_flavour "${1:?usage: startup.sh 4.1|5.0}"
+mt_require
+mt_build
+mt_cluster p2p --topology double:a-b
+
+# budget: 12 ranks, 3 per Mac.
+t0=$(date +%s)
+MT_OUT=$TC_TMP/budget.out
+mt_launch 12 3 --map-by node --mca pml ob1 --mca btl "self,$MT_SM,tbrdma" \
+    --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+    --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$MT_BIN/tb_ring" 1 >"$MT_OUT" 2>&1
+rc=$?
+secs=$(($(date +%s) - t0))
+check "budget: 3 ranks per Mac refused (mpirun exit $rc) in $secs s" test "$rc" -ne 0 -a "$secs" -le 60
+check_grep "budget: the message states the need, the budget and the fix" "$MT_OUT" \
+    'needs 18 queue pairs for this job \(3 ranks on mac-. x 3 ranks on mac-. x 2 queue pairs per pair of ranks\) but the budget is 10 per device.*run at most 2 ranks per Mac'
+check_nogrep "budget: no rank ran" "$MT_OUT" "tbtest ring: rank .* OK"
+mt_nothing_held "budget: after the refusal"
+
+# double: 4 ranks, one per Mac.
+mt_counters "$TC_TMP/before"
+mt_run double 4 1 -- tb_ring 2
+mt_counters "$TC_TMP/after"
+# per mac-a device: messages sent and received during the job
+ab=$(join <(sort "$TC_TMP/before" | awk '{print $2, $4, $8}') \
+    <(sort "$TC_TMP/after" | awk '{print $2, $4, $8}') | awk '$1 ~ /^mac-a:/ {print $1, $4 - $2, $5 - $3}')
+echo "$ab" | sed 's/^/    during the job, sent and received: /'
+a_b=$(sed -n 's/^cable [^ ]* mac-a \([^ ]*\) mac-b .*/\1/p;s/^cable [^ ]* mac-b [^ ]* mac-a \([^ ]*\).*/\1/p' \
+    "$TBSIM_DIR/topology" | tr '\n' ' ')
+busy=0 idle=0
+for ifn in $a_b; do
+    read -r tx rx < <(echo "$ab" | awk -v d="mac-a:rdma_$ifn" '$1 == d {print $2, $3}')
+    if [ "${tx:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ]; then
+        busy=$((busy + 1))
+    elif [ "${tx:-0}" -eq 0 ] && [ "${rx:-0}" -eq 0 ]; then
+        idle=$((idle + 1))
+    fi
+done
+expect "double: of the cables between mac-a and mac-b ($a_b), used both ways / unused" "1/1" "$busy/$idle"
+mt_nothing_held "double: after the job"
+finish

@@ -1,0 +1,73 @@
+/*
+ * tb_ring: a long-running job for the fault tests. Every round, each rank exchanges a patterned
+ * message with every other rank (MPI_Sendrecv at each distance), checks every byte and the
+ * count, then all ranks agree on a checksum of the round (MPI_Allreduce). Rank 0 prints
+ * "tbtest ring: running" after the first round, so a test knows when to break something, and
+ * decides when to stop (MPI_Bcast), so every rank runs the same rounds.
+ * Usage: tb_ring [seconds] [bytes] (default 20 s, 65536 B).
+ */
+#include "tb_common.h"
+
+#include <time.h>
+
+static double tb_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* One round: an exchange at every distance, every byte checked; returns the bytes received. */
+static long tb_round(unsigned char *out, unsigned char *in, size_t len, int round)
+{
+    char what[96];
+    MPI_Status st;
+    long got = 0;
+    int count;
+
+    for (int d = 1; d < tb_size; d++) {
+        int to = (tb_rank + d) % tb_size, from = (tb_rank - d + tb_size) % tb_size;
+
+        tb_fill(out, len, ((uint64_t) round << 16) ^ ((uint64_t) tb_rank << 4) ^ (uint64_t) d);
+        memset(in, 0, len);
+        MPI_Sendrecv(out, (int) len, MPI_BYTE, to, d, in, (int) len, MPI_BYTE, from, d,
+                     MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        snprintf(what, sizeof(what), "round %d: %zu bytes from rank %d", round, len, from);
+        tb_check((size_t) count == len, "%s: received count %d", what, count);
+        tb_verify(in, len, ((uint64_t) round << 16) ^ ((uint64_t) from << 4) ^ (uint64_t) d, what);
+        got += count;
+    }
+    return got;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = (argc > 1) ? atof(argv[1]) : 20.0, start;
+    size_t len = (argc > 2) ? strtoul(argv[2], NULL, 0) : 65536;
+    unsigned char *out, *in;
+    int round = 0, more = 1;
+
+    tb_init(&argc, &argv, "ring");
+    out = tb_malloc(len);
+    in = tb_malloc(len);
+    start = tb_now();
+    while (more) {
+        long got = tb_round(out, in, len, round), sum = 0;
+
+        MPI_Allreduce(&got, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        tb_check(sum == (long) len * tb_size * (tb_size - 1), "round %d: %ld bytes in all", round,
+                 sum);
+        if (0 == tb_rank && 0 == round) {
+            printf("tbtest ring: running\n");
+            fflush(stdout);
+        }
+        more = (0 == tb_rank) ? tb_now() - start < seconds : 0;
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        round++;
+    }
+    free(out);
+    free(in);
+    return tb_finish();
+}
