@@ -129,9 +129,10 @@ static params_int_t *params_int_table(size_t *n_p)
                               10,
                               1000000,
                               OPAL_INFO_LVL_6,
-                              "Microseconds before an unacknowledged frame is sent again "
-                              "(doubling per timeout up to 0.5 s). Range 10..1000000, "
-                              "default 4000"};
+                              "Least microseconds before an unacknowledged frame is sent "
+                              "again; above it the timeout follows the measured round trip "
+                              "(smoothed + 4 deviations), doubling per timeout up to 0.5 s. "
+                              "Range 10..1000000, default 4000"};
     table[8] = (params_int_t){"ack_delay_us",
                               &c->ack_delay_us,
                               100,
