@@ -8,6 +8,8 @@
  * Exit codes: 0 at least one usable port, 1 none usable (diagnoses printed), 2 usage error,
  * 3 no verbs library, no RDMA device (or none matching --device), or an unreadable device list.
  */
+#include "config.h"
+
 #include "btl_tbrdma_netif.h"
 #include "btl_tbrdma_verbs.h"
 #include "core/tbrdma_diag.h"
@@ -38,6 +40,7 @@ static const struct option longopts[] = {
     {"verbs-lib", required_argument, NULL, 'l'},
     {"device", required_argument, NULL, 'd'},
     {"parsable", no_argument, NULL, 'p'},
+    {"version", no_argument, NULL, 'V'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -48,6 +51,7 @@ static const char *const help[][2] = {
              "        macOS, libibverbs.so.1 on Linux); as the MCA parameter btl_tbrdma_verbs_lib"},
     {"NAME", "show only this device (rdma_en2)"},
     {"", "stable machine-readable lines (see tools/README.md)"},
+    {"", "print tbrdma's version and the Open MPI version it was built for, and exit"},
     {"", "print this help and exit"},
 };
 
@@ -74,7 +78,7 @@ static int parse_args(int argc, char **argv, info_opts_t *opts)
 
     memset(opts, 0, sizeof(*opts));
     opts->lib = getenv("TBRDMA_VERBS_LIB");
-    while (-1 != (c = getopt_long(argc, argv, "l:d:ph", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "l:d:pVh", longopts, NULL))) {
         switch (c) {
         case 'l':
             opts->lib = optarg;
@@ -85,6 +89,11 @@ static int parse_args(int argc, char **argv, info_opts_t *opts)
         case 'p':
             opts->parsable = 1;
             break;
+        case 'V':
+            /* tbrdma-doctor compares this line across the hosts of a cluster. */
+            printf("tbrdma-info (tbrdma) %s, built for Open MPI %s\n", PACKAGE_VERSION,
+                   TBRDMA_OMPI_VERSION);
+            exit(INFO_EXIT_USABLE);
         case 'h':
             usage(stdout, argv[0]);
             exit(INFO_EXIT_USABLE);
