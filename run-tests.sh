@@ -6,6 +6,7 @@
 #   netif       interface discovery in network namespaces
 #   sim         the Thunderbolt fabric simulator and the simulated cluster of Macs
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
+#   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
 # Every test prints what it checked; its log is under build/test-logs/. The last line is
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -150,6 +151,10 @@ fi
 if stage_wanted plugin-sim; then
     echo "== plugin-sim"
     run_dir plugin-sim test/integration/sim 600
+fi
+if stage_wanted tools; then
+    echo "== tools"
+    run_dir tools test/integration/tools 600
 fi
 if stage_wanted vm; then
     echo "== vm"
