@@ -317,22 +317,33 @@ static void check_macos_host(doc_cluster_t *cl, int i)
     }
 }
 
-/* A Thunderbolt 4 port, cable or peer: RDMA needs Thunderbolt 5 end to end. */
+/*
+ * A Thunderbolt 4 port, cable or peer: RDMA needs Thunderbolt 5 end to end. One line per cable
+ * (the other end, showing the same link, is marked explained).
+ */
 static void check_tb_generation(doc_cluster_t *cl, int i, doc_port_t *p)
 {
     const tbrdma_tb_bus_t *bus = &cl->hosts[i].buses[p->bus];
-    char subj[256];
+    doc_port_t *peer = (0 <= p->peer_host && 0 <= p->peer_port)
+                           ? &cl->hosts[p->peer_host].ports[p->peer_port]
+                           : NULL;
+    char subj[256], other[192] = "";
 
-    if (4 != tbrdma_macos_tb_generation(bus)) {
+    if (p->explained || 4 != tbrdma_macos_tb_generation(bus)) {
         return;
     }
     port_subject(&cl->hosts[i], p, subj, sizeof(subj));
     p->explained = 1;
+    if (NULL != peer) {
+        peer->explained = 1;
+        snprintf(other, sizeof(other), " to %s %s (%s)", doc_host_name(&cl->hosts[p->peer_host]),
+                 peer->info.device, peer->info.ifname);
+    }
     doc_add(cl, "thunderbolt-4", 1, i, p->info.device, p->info.ifname,
-            "%s: %s (%s, receptacle %d) %s at %d Gb/s: that is Thunderbolt 4, and RDMA needs "
+            "%s: %s (%s, receptacle %d) %s%s at %d Gb/s: that is Thunderbolt 4, and RDMA needs "
             "Thunderbolt 5 ports and cables end to end; fix: %s",
             subj, p->hwport, bus->name, bus->receptacle, bus->speed_is_max ? "offers" : "links",
-            bus->speed_gbps,
+            other, bus->speed_gbps,
             bus->speed_is_max ? "use a Thunderbolt 5 port of this Mac"
                               : "use a Thunderbolt 5 cable (and Thunderbolt 5 ports at both ends)");
 }
@@ -718,6 +729,43 @@ static void no_ipv4_exact(const doc_cluster_t *cl, const doc_port_t *p, const do
              mine);
 }
 
+/*
+ * A cluster where no port has IPv4 (the macOS 26.2 default): one line for all of them, with the
+ * command that addresses every cable, instead of one line per port. Returns 1 when it reported.
+ */
+static int check_unaddressed(doc_cluster_t *cl)
+{
+    int i, k, n = 0, hosts = 0, before;
+    doc_port_t *p;
+
+    for (i = 0; i < cl->nhosts; i++) {
+        for (before = n, k = 0;
+             !cl->hosts[i].down && !cl->hosts[i].no_rdma && k < cl->hosts[i].nports; k++) {
+            p = &cl->hosts[i].ports[k];
+            if (!p->explained && 0 != strcmp(p->diag, "no-ipv4")) {
+                return 0;
+            }
+            n += !p->explained;
+        }
+        hosts += (n > before);
+    }
+    if (2 > n) {
+        return 0;
+    }
+    for (i = 0; i < cl->nhosts; i++) {
+        for (k = 0; k < cl->hosts[i].nports; k++) {
+            cl->hosts[i].ports[k].explained = 1;
+        }
+    }
+    doc_add(cl, "no-ipv4", 1, -1, NULL, NULL,
+            "no Thunderbolt port has an IPv4 address (%d ports on %d hosts), so none has an "
+            "IPv4-mapped GID and every queue pair would fail with errno 22 (EINVAL); fix: "
+            "tbrdma-setup --hostfile FILE --apply gives each cable its own /30 on every Mac (run "
+            "it without --apply first to see the plan)",
+            n, hosts);
+    return 1;
+}
+
 /* Port diagnoses from tbrdma-info that nothing else explained. */
 static void check_ports(doc_cluster_t *cl, int i)
 {
@@ -873,6 +921,7 @@ int doc_check_all(doc_cluster_t *cl, const char *agent, int timeout)
     }
     check_spec(cl, names);
     check_addresses(cl, names);
+    check_unaddressed(cl);
     for (i = 0; i < cl->nhosts; i++) {
         if (!cl->hosts[i].down && !cl->hosts[i].no_rdma) {
             check_ports(cl, i);

@@ -6,6 +6,8 @@
  *      device enX pairs with rdma_enX (networksetup -listallhardwareports);
  *   2. IPv6 link-local neighbours: the addresses that answered a ping to ff02::1 on the port,
  *      matched to the interface holding that link-local address on another host.
+ * When macOS reports a port's bus, that is the answer (a bus with nothing linked has no cable);
+ * link-local neighbours serve the ports no bus describes (Linux, or a Mac without the data).
  * A port whose peer interface carries no RDMA device (its host has RDMA off) gets peer_host
  * with peer_port -1: no cable for tbrdma, but the checks can say why.
  */
@@ -175,10 +177,10 @@ void doc_topo_cables(doc_cluster_t *cl)
         h = &cl->hosts[i];
         for (k = 0; k < h->nports; k++) {
             p = &h->ports[k];
+            /* a Mac that reports the port's bus is believed: unconnected means no cable */
             if (0 <= p->bus) {
                 topo_thunderbolt(cl, p, &h->buses[p->bus]);
-            }
-            if (0 > p->peer_host) {
+            } else {
                 topo_link_local(cl, i, p);
             }
         }

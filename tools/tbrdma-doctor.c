@@ -406,7 +406,8 @@ static int probe_all(doc_cluster_t *cl, const doctor_opts_t *o, const char *scri
     return rc;
 }
 
-/* --cables: the cables found, as a mesh file. */
+/* --cables: the cables found, as a mesh file, after a "# host NAME login LOGIN os OS" line per
+ * host (tbrdma-setup reads those). */
 static int print_cables(const doc_cluster_t *cl)
 {
     tbrdma_mesh_spec_t *spec = calloc(1, sizeof(*spec));
@@ -418,6 +419,10 @@ static int print_cables(const doc_cluster_t *cl)
     }
     doc_cables_spec(cl, spec);
     tbrdma_hostfile_write_mesh(spec, text, DOCTOR_FILE_MAX);
+    for (i = 0; i < cl->nhosts; i++) {
+        printf("# host %s login %s os %s\n", doc_host_name(&cl->hosts[i]), cl->hosts[i].entry.login,
+               ('\0' != cl->hosts[i].os[0]) ? cl->hosts[i].os : "-");
+    }
     fputs(text, stdout);
     for (i = 0; i < cl->nhosts; i++) {
         if (!cl->hosts[i].probed) {

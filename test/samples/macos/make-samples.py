@@ -53,12 +53,12 @@ def peer_of(host, ifname):
     return None
 
 
-def system_profiler(host, speeds=None):
+def system_profiler(host, speeds=None, unplugged=()):
     speeds = speeds or {}
     buses = []
     for r in range(PORTS, 0, -1):  # system_profiler lists the highest bus first
         ifname = "en%d" % (r + 1)
-        peer = peer_of(host, ifname)
+        peer = None if ifname in unplugged else peer_of(host, ifname)
         bus = {"_name": "thunderboltusb4_bus_%d" % (r - 1), "device_name_key": "Mac Studio",
                "domain_uuid_key": bus_uuid(host, r)}
         tag = {"current_speed_key": "Up to 120 Gb/s", "link_status_key": "0x100",
@@ -86,13 +86,15 @@ def mac_of(host, ifname):
     return "36:%02x:04:ea:4e:%02x" % (0x40 + HOSTS.index(host), int(ifname[2:]))
 
 
-def hardware_ports(host):
+def hardware_ports(host, swap=()):
     out = ["", "Hardware Port: Ethernet", "Device: en0",
            "Ethernet Address: 1c:57:dc:%02x:00:01" % HOSTS.index(host), "",
            "Hardware Port: Wi-Fi", "Device: en1",
            "Ethernet Address: 1c:57:dc:%02x:00:02" % HOSTS.index(host), ""]
     for r in range(1, PORTS + 1):
         ifname = "en%d" % (r + 1)
+        if ifname in swap:  # the two devices trade receptacles (cables crossed)
+            ifname = swap[1 - swap.index(ifname)]
         out += ["Hardware Port: Thunderbolt %d" % r, "Device: %s" % ifname,
                 "Ethernet Address: %s" % mac_of(host, ifname), ""]
     out += ["Hardware Port: Thunderbolt Bridge", "Device: bridge0",
@@ -101,12 +103,12 @@ def hardware_ports(host):
     return "\n".join(out) + "\n"
 
 
-def services(host, state):
+def services(host, state, bridge_on=False, drop=()):
     """state: 'factory' (the Thunderbolt Bridge holds the ports) or 'setup' (tbrdma-setup ran)."""
     svcs = [("Ethernet", "Ethernet", "en0", True), ("Wi-Fi", "Wi-Fi", "en1", True),
-            ("Thunderbolt Bridge", "Thunderbolt Bridge", "bridge0", state == "factory")]
+            ("Thunderbolt Bridge", "Thunderbolt Bridge", "bridge0", state == "factory" or bridge_on)]
     if state == "setup":
-        for ifname in sorted(i for (h, i) in addresses() if h == host):
+        for ifname in sorted(i for (h, i) in addresses() if h == host and i not in drop):
             svcs.append(("tbrdma %s" % ifname, "Thunderbolt %d" % (int(ifname[2:]) - 1), ifname,
                          True))
     order = ["An asterisk (*) denotes that a network service is disabled."]
@@ -137,6 +139,25 @@ def getinfo(host, name, dev, state):
             % (addresses()[(host, dev)], mac_of(host, dev)))
 
 
+def ifconfig_bridge0(host, state):
+    """ifconfig bridge0: the Thunderbolt Bridge, holding every Thunderbolt port in 'factory'."""
+    out = ["bridge0: flags=8863<UP,BROADCAST,SMART,RUNNING,SIMPLEX,MULTICAST> mtu 1500",
+           "\toptions=63<RXCSUM,TXCSUM,TSO4,TSO6>",
+           "\tether 36:%02x:04:ea:4e:00" % (0x40 + HOSTS.index(host)),
+           "\tConfiguration:",
+           "\t\tid 0:0:0:0:0:0 priority 0 hellotime 0 fwddelay 0",
+           "\t\tmaxage 0 holdcnt 0 proto stp maxaddr 100 timeout 1200",
+           "\t\troot id 0:0:0:0:0:0 priority 0 ifcost 0 port 0",
+           "\t\tipfilter disabled flags 0x0"]
+    if state == "factory":
+        for r in range(1, PORTS + 1):
+            out += ["\tmember: en%d flags=3<LEARNING,DISCOVER>" % (r + 1),
+                    "\t        ifmaxaddr 0 port %d priority 0 path cost 0" % (r + 7)]
+    out += ["\tnd6 options=201<PERFORMNUD,DAD>", "\tmedia: <unknown type>",
+            "\tstatus: %s" % ("active" if state == "factory" else "inactive")]
+    return "\n".join(out) + "\n"
+
+
 def fake_name(*words):
     """tbrdma-probe's --fake-macos file name: the words joined by _, other characters _."""
     key = "_".join([os.path.basename(words[0])] + list(words[1:]))
@@ -149,17 +170,20 @@ def write(path, text):
         f.write(text)
 
 
-def write_host(root, host, state, speeds=None, firewall=0):
+def write_host(root, host, state, speeds=None, firewall=0, bridge_on=False, drop=(), swap=(),
+               unplugged=()):
     d = os.path.join(root, host)
     write(os.path.join(d, fake_name("system_profiler", "-json", "SPThunderboltDataType")),
-          system_profiler(host, speeds))
-    write(os.path.join(d, fake_name("networksetup", "-listallhardwareports")), hardware_ports(host))
-    order, names, svcs = services(host, state)
+          system_profiler(host, speeds, unplugged))
+    write(os.path.join(d, fake_name("networksetup", "-listallhardwareports")),
+          hardware_ports(host, swap))
+    order, names, svcs = services(host, state, bridge_on, drop)
     write(os.path.join(d, fake_name("networksetup", "-listnetworkserviceorder")), order)
     write(os.path.join(d, fake_name("networksetup", "-listallnetworkservices")), names)
     for name, _port, dev, _on in svcs:
         write(os.path.join(d, fake_name("networksetup", "-getinfo", name)),
               getinfo(host, name, dev, state))
+    write(os.path.join(d, fake_name("ifconfig", "bridge0")), ifconfig_bridge0(host, state))
     states = {0: "Firewall is disabled. (State = 0)\n", 1: "Firewall is enabled. (State = 1)\n"}
     write(os.path.join(d, fake_name("/usr/libexec/ApplicationFirewall/socketfilterfw",
                                     "--getglobalstate")), states[firewall])
@@ -169,10 +193,28 @@ def main():
     for host in HOSTS:
         write_host(os.path.join(HERE, "cluster4"), host, "setup")
         write_host(os.path.join(HERE, "factory4"), host, "factory")
-    # variants: one host's file each, copied over cluster4 by the tests
-    write_host(os.path.join(HERE, "variants", "tb4"), "mac-b", "setup", speeds={"en3": "40 Gb/s"})
-    write_host(os.path.join(HERE, "variants", "firewall"), "mac-c", "setup", firewall=1)
-    write_host(os.path.join(HERE, "variants", "bridge-on"), "mac-d", "factory")
+    # variants: the files that differ from cluster4, copied over it by the tests
+    v = os.path.join(HERE, "variants")
+    write_host(os.path.join(v, "tb4"), "mac-b", "setup", speeds={"en3": "40 Gb/s"})
+    write_host(os.path.join(v, "tb4"), "mac-c", "setup", speeds={"en3": "40 Gb/s"})
+    write_host(os.path.join(v, "firewall"), "mac-c", "setup", firewall=1)
+    write_host(os.path.join(v, "bridge-on"), "mac-d", "setup", bridge_on=True)
+    write_host(os.path.join(v, "unsaved"), "mac-a", "setup", drop=("en2",))
+    write_host(os.path.join(v, "crossed"), "mac-a", "setup", swap=("en2", "en3"))
+    write_host(os.path.join(v, "unplugged"), "mac-a", "setup", unplugged=("en4",))
+    write_host(os.path.join(v, "unplugged"), "mac-d", "setup", unplugged=("en2",))
+    prune(v)
+
+
+def prune(variants):
+    """Keeps in each variant only the files that differ from cluster4's."""
+    for root, _dirs, files in os.walk(variants):
+        for name in files:
+            path = os.path.join(root, name)
+            host = os.path.basename(root)
+            base = os.path.join(HERE, "cluster4", host, name)
+            if os.path.exists(base) and open(base).read() == open(path).read():
+                os.remove(path)
 
 
 if __name__ == "__main__":
