@@ -133,7 +133,7 @@ typedef struct doc_cluster {
     tbrdma_modex_t *modex; /* the usable ports it solved, per host */
 } doc_cluster_t;
 
-/* doctor_probe.c: fills host (whose entry is set) from its probe output. */
+/* doctor_probe.c: fills host (whose entry is set) from its probe output, keeping its tail. */
 void doc_probe_parse(const char *text, doc_host_t *host);
 
 /* doctor_topo.c: finds the cables from system_profiler or link-local neighbours. */

@@ -638,6 +638,17 @@ static int spec_other_end(const doc_cluster_t *cl, const tbrdma_hostlist_t *name
     return -1;
 }
 
+static void mark_device(doc_host_t *h, const char *device)
+{
+    int k;
+
+    for (k = 0; k < h->nports; k++) {
+        if (0 == strcmp(h->ports[k].info.device, device)) {
+            h->ports[k].explained = 1;
+        }
+    }
+}
+
 /* Every cable the mesh file names between hosts of the cluster must be a cable found. */
 static void check_spec(doc_cluster_t *cl, const tbrdma_hostlist_t *names)
 {
@@ -656,7 +667,10 @@ static void check_spec(doc_cluster_t *cl, const tbrdma_hostlist_t *names)
                 continue;
             }
             port_subject(&cl->hosts[a], p, subj, sizeof(subj));
+            /* one line per wrong line of the file: its other end and p's real peer are told */
             p->explained = 1;
+            cl->hosts[p->peer_host].ports[p->peer_port].explained = 1;
+            mark_device(&cl->hosts[b], dev);
             doc_add(cl, "mesh-file", 1, a, p->info.device, p->info.ifname,
                     "%s: the mesh file %s says it is cabled to %s %s, but it is cabled to %s %s; "
                     "fix: correct the mesh file (tbrdma-doctor --write-mesh-file %s writes it "
@@ -840,8 +854,9 @@ static void check_solver(doc_cluster_t *cl, int problems)
     cl->solved = (0 == tbrdma_mesh_solve(cl->modex, n, cl->spec, &cl->mesh, err, sizeof(err)));
     if (!cl->solved && 0 == problems) {
         doc_add(cl, "mesh-unresolved", 1, -1, NULL, NULL,
-                "tbrdma's mesh solver, on the usable ports of every host: %s; fix: tbrdma-setup "
-                "--apply gives each cable its own /30",
+                "tbrdma's mesh solver, on the usable ports of every host: %s; fix: every host "
+                "needs a name of its own and every cable a /30 of its own (tbrdma-setup --apply), "
+                "see docs/mesh.md",
                 err);
     }
 }

@@ -350,6 +350,14 @@ static void probe_line(doc_host_t *h, probe_block_t *b, const char *line)
     }
 }
 
+/* Keeps the end of what the host printed (for the message when the probe did not finish). */
+static void keep_tail(doc_host_t *h, const char *output)
+{
+    size_t n = strlen(output), keep = sizeof(h->output_tail) - 1;
+
+    snprintf(h->output_tail, sizeof(h->output_tail), "%s", output + ((n > keep) ? n - keep : 0));
+}
+
 void doc_probe_parse(const char *text, doc_host_t *host)
 {
     probe_block_t b;
@@ -377,6 +385,7 @@ void doc_probe_parse(const char *text, doc_host_t *host)
         p = (NULL != eol) ? eol + 1 : NULL;
     }
     host->macos = (0 < host->nbuses || 0 < host->nhwports || 0 <= host->firewall);
+    keep_tail(host, text);
     free(line);
     free(b.text);
 }

@@ -140,6 +140,30 @@ static int cable_known(const doc_cluster_t *cl, int a, int pa, int b, int pb)
     return 0;
 }
 
+/* A cable seen from one end only (its other end heard nothing in time) counts for both. */
+static void topo_symmetric(doc_cluster_t *cl)
+{
+    doc_port_t *p, *q;
+    int a, k;
+
+    for (a = 0; a < cl->nhosts; a++) {
+        for (k = 0; k < cl->hosts[a].nports; k++) {
+            p = &cl->hosts[a].ports[k];
+            if (0 > p->peer_port) {
+                continue;
+            }
+            q = &cl->hosts[p->peer_host].ports[p->peer_port];
+            if (0 > q->peer_host) {
+                q->peer_host = a;
+                q->peer_port = k;
+                snprintf(q->peer_ifname, sizeof(q->peer_ifname), "%s", p->info.ifname);
+                q->source = p->source;
+            }
+        }
+    }
+}
+
+/* Each cable once, its lower host (then port) first. */
 static void topo_add_cables(doc_cluster_t *cl)
 {
     const doc_port_t *p;
@@ -150,7 +174,8 @@ static void topo_add_cables(doc_cluster_t *cl)
     for (a = 0; a < cl->nhosts; a++) {
         for (pa = 0; pa < cl->hosts[a].nports; pa++) {
             p = &cl->hosts[a].ports[pa];
-            if (0 > p->peer_port || cable_known(cl, a, pa, p->peer_host, p->peer_port)
+            if (0 > p->peer_port || p->peer_host < a || (p->peer_host == a && p->peer_port < pa)
+                || cable_known(cl, a, pa, p->peer_host, p->peer_port)
                 || TBRDMA_MESH_MAX_CABLES <= cl->ncables) {
                 continue;
             }
@@ -185,6 +210,7 @@ void doc_topo_cables(doc_cluster_t *cl)
             }
         }
     }
+    topo_symmetric(cl);
     topo_add_cables(cl);
 }
 

@@ -369,14 +369,6 @@ static tbrdma_mesh_spec_t *load_spec(const char *path, const char *argv0)
     return spec;
 }
 
-/* Keeps the last 1 KiB of what a host printed (for a failed launch's message). */
-static void keep_tail(doc_host_t *h, const char *output)
-{
-    size_t n = strlen(output), keep = sizeof(h->output_tail) - 1;
-
-    snprintf(h->output_tail, sizeof(h->output_tail), "%s", output + ((n > keep) ? n - keep : 0));
-}
-
 static int probe_all(doc_cluster_t *cl, const doctor_opts_t *o, const char *script)
 {
     doc_launch_result_t *res = calloc((size_t) cl->nhosts, sizeof(*res));
@@ -398,7 +390,6 @@ static int probe_all(doc_cluster_t *cl, const doctor_opts_t *o, const char *scri
         cl->hosts[i].timed_out = res[i].timed_out;
         if (NULL != res[i].output) {
             doc_probe_parse(res[i].output, &cl->hosts[i]);
-            keep_tail(&cl->hosts[i], res[i].output);
         }
         free(res[i].output);
     }
