@@ -2,8 +2,9 @@
  * Unit tests of tbrdma-doctor's checks (tools/doctor_*.c) on recorded probe output: what
  * tools/tbrdma-probe printed on 4 simulated Macs (test/samples/probe, paths made neutral),
  * edited to carry the faults the simulator cannot make: a tbrdma component built for another
- * Open MPI patch release, another tbrdma version, no verbs library, no Open MPI, one port's
- * address outside its cable's /30, a probe cut short, two hosts with one name. Also the JSON
+ * Open MPI patch release, another tbrdma version, no verbs library, an unreadable device list,
+ * a port diagnosis nothing else explains, no Open MPI, one port's address outside its cable's
+ * /30, a probe cut short, two hosts with one name. Also the JSON
  * report and the files written, read back.
  */
 #include "doctor.h"
@@ -164,6 +165,36 @@ static void test_doctor_no_verbs_library(void)
     assert_one_problem("no-verbs-library", 2, "cannot load the verbs library librdma.dylib");
 }
 
+static void test_doctor_no_device_list(void)
+{
+    load_samples();
+    replace_block(0, "tbrdma-info",
+                  "begin name=tbrdma-info path=/opt/tbrdma/bin/tbrdma-info\n"
+                  "| diag host=mac-a device=- port=0 name=no-device-list text=host mac-a: cannot "
+                  "list RDMA devices: ibv_get_device_list: Operation not permitted; fix: run as a "
+                  "user allowed to open the RDMA devices\n"
+                  "end status=3\n");
+    CU_ASSERT_EQUAL(run_checks(), 1);
+    assert_one_problem("rdma-device-list", 0, "cannot list RDMA devices");
+}
+
+/* A diagnosis of tbrdma-info nothing else explains is passed on as tbrdma-info worded it. */
+static void test_doctor_port_diagnosis_passed_on(void)
+{
+    load_samples();
+    replace(3,
+            "port host=mac-d device=rdma_en3 port=1 state=ACTIVE link_layer=Thunderbolt mtu=1024 "
+            "ifname=en3 ipv4=192.168.0.18/30 bridge=- gid_index=1 diag=ok",
+            "port host=mac-d device=rdma_en3 port=1 state=ACTIVE link_layer=Thunderbolt mtu=1024 "
+            "ifname=en3 ipv4=192.168.0.18/30 bridge=- gid_index=-1 diag=no-mapped-gid");
+    replace(3, "| summary host=mac-d",
+            "| diag host=mac-d device=rdma_en3 port=1 name=no-mapped-gid text=host mac-d: device "
+            "rdma_en3 (interface en3): interface en3 has IPv4 192.168.0.18/30 but the GID table "
+            "has no ::ffff:192.168.0.18; fix: re-add the address\n| summary host=mac-d");
+    CU_ASSERT_EQUAL(run_checks(), 1);
+    assert_one_problem("no-mapped-gid", 3, "has no ::ffff:192.168.0.18");
+}
+
 static void test_doctor_no_ompi(void)
 {
     load_samples();
@@ -243,15 +274,22 @@ static void test_doctor_json_and_files(void)
     cluster_free();
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_doctor_ready),
+    TBRDMA_UT_TEST(test_doctor_component_version),
+    TBRDMA_UT_TEST(test_doctor_tbrdma_version),
+    TBRDMA_UT_TEST(test_doctor_no_verbs_library),
+    TBRDMA_UT_TEST(test_doctor_no_device_list),
+    TBRDMA_UT_TEST(test_doctor_port_diagnosis_passed_on),
+    TBRDMA_UT_TEST(test_doctor_no_ompi),
+    TBRDMA_UT_TEST(test_doctor_address_mismatch),
+    TBRDMA_UT_TEST(test_doctor_probe_cut_short),
+    TBRDMA_UT_TEST(test_doctor_solver_last),
+    TBRDMA_UT_TEST(test_doctor_json_and_files),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    static const tbrdma_ut_test_t tests[] = {
-        TBRDMA_UT_TEST(test_doctor_ready),           TBRDMA_UT_TEST(test_doctor_component_version),
-        TBRDMA_UT_TEST(test_doctor_tbrdma_version),  TBRDMA_UT_TEST(test_doctor_no_verbs_library),
-        TBRDMA_UT_TEST(test_doctor_no_ompi),         TBRDMA_UT_TEST(test_doctor_address_mismatch),
-        TBRDMA_UT_TEST(test_doctor_probe_cut_short), TBRDMA_UT_TEST(test_doctor_solver_last),
-        TBRDMA_UT_TEST(test_doctor_json_and_files),  TBRDMA_UT_END,
-    };
-
     return tbrdma_ut_run("doctor", tests);
 }

@@ -222,19 +222,19 @@ static void test_write_mlx_hostfile_ring_and_missing_pair(void)
     assert_same_cables();
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_hostlist_ompi_hostfile),
+    TBRDMA_UT_TEST(test_hostlist_errors),
+    TBRDMA_UT_TEST(test_hostlist_arg_and_find),
+    TBRDMA_UT_TEST(test_hostlist_mlx_hostfile),
+    TBRDMA_UT_TEST(test_write_ompi_hostfile),
+    TBRDMA_UT_TEST(test_write_mesh_file_round_trip),
+    TBRDMA_UT_TEST(test_write_mlx_hostfile),
+    TBRDMA_UT_TEST(test_write_mlx_hostfile_ring_and_missing_pair),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    static const tbrdma_ut_test_t tests[] = {
-        TBRDMA_UT_TEST(test_hostlist_ompi_hostfile),
-        TBRDMA_UT_TEST(test_hostlist_errors),
-        TBRDMA_UT_TEST(test_hostlist_arg_and_find),
-        TBRDMA_UT_TEST(test_hostlist_mlx_hostfile),
-        TBRDMA_UT_TEST(test_write_ompi_hostfile),
-        TBRDMA_UT_TEST(test_write_mesh_file_round_trip),
-        TBRDMA_UT_TEST(test_write_mlx_hostfile),
-        TBRDMA_UT_TEST(test_write_mlx_hostfile_ring_and_missing_pair),
-        TBRDMA_UT_END,
-    };
-
     return tbrdma_ut_run("hostfile", tests);
 }

@@ -241,19 +241,19 @@ static void test_firewall_state(void)
     CU_ASSERT_EQUAL(tbrdma_macos_firewall_state(NULL), -1);
 }
 
+static const tbrdma_ut_test_t tests[] = {
+    TBRDMA_UT_TEST(test_tb_buses_linked_and_free),
+    TBRDMA_UT_TEST(test_tb_buses_thunderbolt4_link),
+    TBRDMA_UT_TEST(test_tb_buses_drive_is_no_peer),
+    TBRDMA_UT_TEST(test_tb_buses_errors),
+    TBRDMA_UT_TEST(test_hwports),
+    TBRDMA_UT_TEST(test_services),
+    TBRDMA_UT_TEST(test_getinfo),
+    TBRDMA_UT_TEST(test_firewall_state),
+    TBRDMA_UT_END,
+};
+
 int main(void)
 {
-    static const tbrdma_ut_test_t tests[] = {
-        TBRDMA_UT_TEST(test_tb_buses_linked_and_free),
-        TBRDMA_UT_TEST(test_tb_buses_thunderbolt4_link),
-        TBRDMA_UT_TEST(test_tb_buses_drive_is_no_peer),
-        TBRDMA_UT_TEST(test_tb_buses_errors),
-        TBRDMA_UT_TEST(test_hwports),
-        TBRDMA_UT_TEST(test_services),
-        TBRDMA_UT_TEST(test_getinfo),
-        TBRDMA_UT_TEST(test_firewall_state),
-        TBRDMA_UT_END,
-    };
-
     return tbrdma_ut_run("macos", tests);
 }
