@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The Homebrew formula (packaging/homebrew/tbrdma.rb) on Linux, every step but Homebrew itself:
-#   - the formula is valid Ruby, and local-formula.sh fills in a tarball's file:// URL and sha256;
+#   - the formula is valid Ruby, and local-formula.sh fills in the file:// URL and sha256 of the
+#     tarball `make dist` makes;
 #   - tbrdma-brew-build refuses, naming both versions, when the installed Open MPI (Debian 12's
 #     4.1.4 ompi_info) is not the version of the source tree (5.0.7);
 #   - in the Open MPI 5.0.7 chroot (test/ompi5, the Homebrew stand-in: the configure-only source
-#     tree of test/ompi5/source-tree.sh, reused), tbrdma-brew-build builds and installs tbrdma
-#     from that tree into a prefix of its own, names the component's directory in a params file
+#     tree of test/ompi5/source-tree.sh, reused), the formula's install step as brew runs it: the
+#     tarball unpacked, its tbrdma-brew-build builds and installs tbrdma from that tree into a
+#     prefix of its own, names the component's directory in a params file
 #     (Homebrew's etc/openmpi-mca-params.conf) once however often it runs, and Open MPI 5.0.7
 #     then finds the component through that file: ompi_info lists it, built for 5.0.7.
 # Not run here: brew itself, clang and macOS linking (docs/building.md says the same of the
@@ -19,6 +21,7 @@ brew_dir="$top/packaging/homebrew"
 helper="$brew_dir/tbrdma-brew-build"
 src="$top/build/ompi5/src"
 prefix="$top/build/ompi5/brew-prefix"
+buildpath="$top/build/ompi5/brew-buildpath"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ "$(id -u)" = 0 ] || skip "needs root (the chroot)"
@@ -26,10 +29,11 @@ trap 'rm -rf "$tmp"' EXIT
 # 1. The formula.
 command -v ruby >/dev/null || fatal "ruby is needed to check the formula's syntax (test/install-deps.sh)"
 check "tbrdma.rb is valid Ruby (ruby -c)" ruby -c "$brew_dir/tbrdma.rb"
-echo "a tarball" >"$tmp/tbrdma-0.1.0.tar.gz"
-"$brew_dir/local-formula.sh" "$tmp/tbrdma-0.1.0.tar.gz" >"$tmp/tbrdma.rb"
-check "local-formula.sh: the tarball's file:// URL" grep -q "^  url \"file://$tmp/tbrdma-0.1.0.tar.gz\"$" "$tmp/tbrdma.rb"
-check "local-formula.sh: its sha256" grep -q "^  sha256 \"$(sha256sum "$tmp/tbrdma-0.1.0.tar.gz" | cut -d' ' -f1)\"$" "$tmp/tbrdma.rb"
+make -C "$top/build" dist >"$tmp/dist.log" 2>&1 || fatal "make dist failed (see $tmp/dist.log)"
+tarball=$(ls "$top"/build/tbrdma-*.tar.gz | head -n 1)
+"$brew_dir/local-formula.sh" "$tarball" >"$tmp/tbrdma.rb"
+check "local-formula.sh: the tarball's file:// URL" grep -q "^  url \"file://$tarball\"$" "$tmp/tbrdma.rb"
+check "local-formula.sh: its sha256" grep -q "^  sha256 \"$(sha256sum "$tarball" | cut -d' ' -f1)\"$" "$tmp/tbrdma.rb"
 check "local-formula.sh: nothing left to fill in, still valid Ruby" \
     bash -c "! grep -q '@TBRDMA_' '$tmp/tbrdma.rb' && ruby -c '$tmp/tbrdma.rb' >/dev/null"
 
@@ -50,12 +54,23 @@ check "the refusal names both versions and the fix" bash -c "echo \"\$1\" | grep
 'the installed Open MPI is 4.1.4 (.*ompi_info) but the source tree $src is 5.0.7: tbrdma must be built against exactly the Open MPI it runs in; fix: use the openmpi-4.1.4 release tarball'" _ "$out"
 check "nothing was built" [ ! -e "$tmp/never" ]
 
-# 3. Versions agree (in the chroot): built from the tree, installed, found by Open MPI.
-rm -rf "$prefix"
+# The arguments it would give Open MPI's configure are those source-tree.sh configured the
+# tree with (both read from ompi_info -c, Java dropped).
+"$top/test/ompi5/in-chroot.sh" "$helper" --print-configure-args --ompi-info /usr/bin/ompi_info \
+    >"$tmp/args" 2>&1
+check "Open MPI's configure arguments: the same as source-tree.sh's ($(wc -l <"$tmp/args") words)" \
+    diff "$tmp/args" "$top/build/ompi5/openmpi-configure-args.txt"
+
+# 3. Versions agree (in the chroot): the formula's install step, as brew runs it in the unpacked
+# tarball (buildpath): built from the tree, installed, found by Open MPI.
+rm -rf "$prefix" "$buildpath"
+mkdir -p "$buildpath"
+tar -xzf "$tarball" -C "$buildpath" --strip-components=1 || fatal "unpacking $tarball failed"
 params="$prefix/etc/openmpi-mca-params.conf"
 run_helper()
 {
-    "$top/test/ompi5/in-chroot.sh" "$helper" --ompi-info /usr/bin/ompi_info \
+    "$top/test/ompi5/in-chroot.sh" "$buildpath/packaging/homebrew/tbrdma-brew-build" \
+        --tbrdma-source "$buildpath" --build-dir "$buildpath/build" --ompi-info /usr/bin/ompi_info \
         --ompi-prefix /usr/lib/x86_64-linux-gnu/openmpi --ompi-source "$src" --prefix "$prefix" \
         --params-file "$params" "$@"
 }
