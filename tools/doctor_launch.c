@@ -121,6 +121,30 @@ int doc_is_local(const char *login)
     return strlen(login) == n && 0 == strncmp(login, self, n);
 }
 
+/*
+ * ssh (the default agent) gets BatchMode and a connect timeout: a host that would ask for a
+ * password fails at once instead of waiting for a terminal the doctor does not read. Returns
+ * the new word count.
+ */
+static int ssh_batch(char **argv, int n)
+{
+    const char *base = strrchr(argv[0], '/');
+    int k;
+
+    base = (NULL != base) ? base + 1 : argv[0];
+    if (0 != strcmp(base, "ssh")) {
+        return n;
+    }
+    for (k = n - 1; 1 <= k; k--) {
+        argv[k + 4] = argv[k];
+    }
+    argv[1] = "-o";
+    argv[2] = "BatchMode=yes";
+    argv[3] = "-o";
+    argv[4] = "ConnectTimeout=10";
+    return n + 4;
+}
+
 /* In the child: argv for one host, then exec. */
 static void child_exec(const doc_launch_opts_t *o, const char *login)
 {
@@ -139,11 +163,12 @@ static void child_exec(const doc_launch_opts_t *o, const char *login)
         execvp("sh", argv);
         _exit(127);
     }
-    n = agent_words(o->agent, store, sizeof(store), argv, LAUNCH_WORDS_MAX);
+    n = agent_words(o->agent, store, sizeof(store), argv, LAUNCH_WORDS_MAX - 4);
     if (0 > n) {
         fprintf(stderr, "no launch agent found: %s\n", o->agent);
         _exit(127);
     }
+    n = ssh_batch(argv, n);
     for (i = 0; i < o->nargs; i++) {
         shell_quote(cmd, sizeof(cmd), o->args[i]);
     }
