@@ -44,24 +44,15 @@ static int kv_int(const char *line, const char *key, int dflt)
     return (0 == kv(line, key, v, sizeof(v)) && '\0' != v[0] && '-' != v[0]) ? atoi(v) : dflt;
 }
 
-static doc_port_t *port_by_device(doc_host_t *h, const char *device)
+/* The port whose device (ifname NULL) or interface (device NULL) is the one named, or NULL. */
+static doc_port_t *port_find(doc_host_t *h, const char *device, const char *ifname)
 {
     int i;
 
     for (i = 0; i < h->nports; i++) {
-        if (0 == strcmp(h->ports[i].info.device, device)) {
-            return &h->ports[i];
-        }
-    }
-    return NULL;
-}
-
-static doc_port_t *port_by_ifname(doc_host_t *h, const char *ifname)
-{
-    int i;
-
-    for (i = 0; i < h->nports; i++) {
-        if (0 == strcmp(h->ports[i].info.ifname, ifname)) {
+        if (0
+            == strcmp((NULL != device) ? h->ports[i].info.device : h->ports[i].info.ifname,
+                      (NULL != device) ? device : ifname)) {
             return &h->ports[i];
         }
     }
@@ -121,7 +112,7 @@ static void info_gid(doc_host_t *h, const char *line)
 
     kv(line, "device", dev, sizeof(dev));
     kv(line, "gid", text, sizeof(text));
-    p = port_by_device(h, dev);
+    p = port_find(h, dev, NULL);
     if (NULL == p || 0 > idx || TBRDMA_GID_TBL_MAX <= idx
         || 0 != tbrdma_gid_parse(text, &p->info.gids[idx])) {
         return;
@@ -144,7 +135,7 @@ static void info_diag(doc_host_t *h, const char *line)
         kv(line, "text", h->host_diag_text, sizeof(h->host_diag_text));
         return;
     }
-    p = port_by_device(h, dev);
+    p = port_find(h, dev, NULL);
     if (NULL != p) {
         kv(line, "text", p->diag_text, sizeof(p->diag_text));
     }
@@ -282,7 +273,7 @@ static void record(doc_host_t *h, const char *line)
     } else if (0 == strncmp(line, "lladdr ", 7) && h->nll < DOC_LLADDR_MAX) {
         kv(line, "ifname", h->ll[h->nll].ifname, sizeof(h->ll[0].ifname));
         kv(line, "addr", h->ll[h->nll].addr, sizeof(h->ll[0].addr));
-        p = port_by_ifname(h, h->ll[h->nll].ifname);
+        p = port_find(h, NULL, h->ll[h->nll].ifname);
         if (NULL != p) {
             memcpy(p->lladdr, h->ll[h->nll].addr, sizeof(p->lladdr));
         }
@@ -290,7 +281,7 @@ static void record(doc_host_t *h, const char *line)
     } else if (0 == strncmp(line, "neighbor ", 9)) {
         kv(line, "ifname", ifn, sizeof(ifn));
         kv(line, "addr", addr, sizeof(addr));
-        p = port_by_ifname(h, ifn);
+        p = port_find(h, NULL, ifn);
         if (NULL != p && DOC_NEIGH_MAX > p->nneigh) {
             snprintf(p->neigh[p->nneigh++], DOC_ADDR_MAX, "%s", addr);
         }

@@ -15,6 +15,7 @@
 #include "doctor.h"
 #include "doctor_launch.h"
 #include "doctor_report.h"
+#include "tool_usage.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -99,20 +100,10 @@ static const char *const help[][2] = {
 
 static void usage(FILE *out, const char *argv0)
 {
-    size_t i;
-
     fprintf(out, "Usage: %s [OPTIONS] [HOST...]\n", argv0);
     fprintf(out, "Checks every host and cable of a Thunderbolt RDMA Mac cluster for tbrdma and "
                  "prints\none line per problem with its fix.\n\nOptions:\n");
-    for (i = 0; NULL != longopts[i].name; i++) {
-        if (longopts[i].val < 256) {
-            fprintf(out, "  -%c, ", longopts[i].val);
-        } else {
-            fprintf(out, "      ");
-        }
-        fprintf(out, "--%s%s%s\n        %s\n", longopts[i].name, ('\0' != help[i][0][0]) ? " " : "",
-                help[i][0], help[i][1]);
-    }
+    tbrdma_tool_options(out, longopts, help);
     fprintf(out, "\nWithout --hostfile, --host or HOST, the hosts come from Open MPI's default "
                  "hostfile\n($OMPI_MCA_orte_default_hostfile or $PRTE_MCA_prte_default_hostfile)."
                  "\nExit status: 0 a full-mesh job can run; 1 problems found; 2 usage error.\n");

@@ -14,6 +14,7 @@
 #include "btl_tbrdma_verbs.h"
 #include "core/tbrdma_diag.h"
 #include "core/tbrdma_gid.h"
+#include "tool_usage.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -57,16 +58,10 @@ static const char *const help[][2] = {
 
 static void usage(FILE *out, const char *argv0)
 {
-    size_t i;
-
     fprintf(out, "Usage: %s [OPTIONS]\n", argv0);
     fprintf(out, "Lists the RDMA over Thunderbolt ports of this host and explains unusable ones.\n"
                  "\nOptions:\n");
-    for (i = 0; NULL != longopts[i].name; i++) {
-        fprintf(out, "  -%c, --%s%s%s\n", longopts[i].val, longopts[i].name,
-                ('\0' != help[i][0][0]) ? " " : "", help[i][0]);
-        fprintf(out, "        %s\n", help[i][1]);
-    }
+    tbrdma_tool_options(out, longopts, help);
     fprintf(out,
             "\nExit status: 0 at least one usable port; 1 no usable port (diagnoses printed);\n"
             "2 usage error; 3 no verbs library or no RDMA device.\n");
