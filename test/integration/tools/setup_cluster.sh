@@ -3,8 +3,9 @@
 # default): it finds the cables without any address, gives each its own /30 (--apply, run on
 # every Mac through the launch agent), the doctor then passes, and the hostfiles it writes are
 # read back: Open MPI's by mpirun (an MPI job over tbrdma, every cable resolved, and the latency
-# check of docs/quickstart-macos.md), tbrdma's mesh file and MLX's hostfile by the plugin
-# (btl_tbrdma_mesh_file), MLX's also checked against the rules mlx.launch and JACCL document.
+# check of docs/quickstart-macos.md), tbrdma's mesh file compared with the cables, MLX's
+# hostfile read by the plugin (btl_tbrdma_mesh_file) and checked against the rules mlx.launch
+# and JACCL document.
 # --revert takes the addresses away again.
 source "$(dirname "$0")/lib.sh"
 require_env
@@ -102,8 +103,9 @@ PY
 expect "MLX's hostfile follows mlx.launch's format and names every cable" ok "$mlx_check"
 
 # An MPI job through the written hostfile, with tbrdma loaded against the simulator: every
-# cable resolved ("tbrdma mesh:" lines), every rank's data checked; then with the mesh file and
-# with MLX's hostfile as btl_tbrdma_mesh_file (the plugin reads both back).
+# cable resolved ("tbrdma mesh:" lines), every rank's data checked; then with MLX's hostfile as
+# btl_tbrdma_mesh_file (the plugin reads it back; the mesh file is read back by an MPI job in
+# doctor_topologies.sh).
 hello=$(hello_bin) || exit 1
 mpicc -O2 -o "$TC_TMP/mpi_latency" "$top/tools/examples/mpi_latency.c" || fatal "mpicc mpi_latency.c failed"
 mpi()
@@ -114,7 +116,7 @@ mpi()
         --mca btl "$SETUP_TEST_BTLS" --mca opal_mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
         --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 "$@" 2>&1
 }
-for spec in "" "$hf/mesh.txt" "$hf/mlx-hostfile.json"; do
+for spec in "" "$hf/mlx-hostfile.json"; do
     what="MPI job on the written hostfile${spec:+ with btl_tbrdma_mesh_file $(basename "$spec")}"
     out=$(mpi -np 4 ${spec:+--mca btl_tbrdma_mesh_file "$spec"} "$hello")
     rc=$?
