@@ -2,8 +2,9 @@
 # tbrdma-setup on 4 simulated Macs whose Thunderbolt ports have no IPv4 (the macOS 26.2
 # default): it finds the cables without any address, gives each its own /30 (--apply, run on
 # every Mac through the launch agent), the doctor then passes, and the hostfiles it writes are
-# read back: Open MPI's by mpirun (an MPI job over tbrdma, every cable resolved, and the latency
-# check of docs/quickstart-macos.md), tbrdma's mesh file compared with the cables, MLX's
+# read back: Open MPI's by mpirun (an MPI job over tbrdma alone, btl self,tbrdma: every cable
+# resolved, every rank's data checked, the simulator's counters moved on every cable; and the
+# latency check of docs/quickstart-macos.md), tbrdma's mesh file compared with the cables, MLX's
 # hostfile read by the plugin (btl_tbrdma_mesh_file) and checked against the rules mlx.launch
 # and JACCL document.
 # --revert takes the addresses away again.
@@ -11,11 +12,6 @@ source "$(dirname "$0")/lib.sh"
 require_env
 command -v python3 >/dev/null || fatal "python3 is needed to check MLX's hostfile (test/install-deps.sh)"
 command -v mpicc >/dev/null || fatal "mpicc is needed for the MPI job (test/install-deps.sh)"
-
-# The BTLs of the MPI job. tbrdma moves no data yet: Open MPI carries the job on tcp while
-# tbrdma resolves the mesh. When the data path is merged, set this to self,tbrdma (and the job
-# must then run over tbrdma alone).
-SETUP_TEST_BTLS=${SETUP_TEST_BTLS:-self,tcp,tbrdma}
 
 tools_cluster_up 4 --addressing none
 hf="$TC_TMP/hostfiles"
@@ -102,27 +98,42 @@ PY
 )
 expect "MLX's hostfile follows mlx.launch's format and names every cable" ok "$mlx_check"
 
-# An MPI job through the written hostfile, with tbrdma loaded against the simulator: every
-# cable resolved ("tbrdma mesh:" lines), every rank's data checked; then with MLX's hostfile as
-# btl_tbrdma_mesh_file (the plugin reads it back; the mesh file is read back by an MPI job in
-# doctor_topologies.sh).
+# An MPI job through the written hostfile over tbrdma alone between the Macs (btl self,tbrdma,
+# against the simulator; processes unbound, as test/mpi does): every cable resolved ("tbrdma
+# mesh:" lines), every rank's data checked, every rank's tbrdma counters printed, and the
+# simulator's counters moved on every device; then with MLX's hostfile as btl_tbrdma_mesh_file
+# (the plugin reads it back; the mesh file is read back by an MPI job in doctor_topologies.sh).
 hello=$(hello_bin) || exit 1
 mpicc -O2 -o "$TC_TMP/mpi_latency" "$top/tools/examples/mpi_latency.c" || fatal "mpicc mpi_latency.c failed"
 mpi()
 {
     on mac-a env HOME="$TC_TMP/home/mac-a" mpirun --allow-run-as-root --hostfile "$hf/hostfile" \
         --mca plm_rsh_agent "$top/test/sim/tbcluster-agent" --mca oob_tcp_if_include "$TC_MGMT.0/24" \
-        --mca btl_tcp_if_include "$TC_MGMT.0/24" --map-by node --mca pml ob1 \
-        --mca btl "$SETUP_TEST_BTLS" --mca opal_mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
-        --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 "$@" 2>&1
+        --map-by node --bind-to none --mca pml ob1 --mca btl self,tbrdma \
+        --mca opal_mca_base_component_path "SYS_DEFAULT:$plugin_dir" \
+        --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 --mca btl_tbrdma_stats 1 \
+        "$@" 2>&1
+}
+# idle_devices BEFORE AFTER: the simulated devices that sent nothing between two snapshots of
+# the simulator's counters (tbsimctl counters: "counters HOST:DEV tx_msgs N tx_bytes N ...").
+idle_devices()
+{
+    join <(awk '{ print $2, $6 }' "$1" | sort) <(awk '{ print $2, $6 }' "$2" | sort) \
+        | awk '$3 == $2 { print $1 }'
 }
 for spec in "" "$hf/mlx-hostfile.json"; do
     what="MPI job on the written hostfile${spec:+ with btl_tbrdma_mesh_file $(basename "$spec")}"
+    "$TBSIMCTL" counters >"$TC_TMP/before"
     out=$(mpi -np 4 ${spec:+--mca btl_tbrdma_mesh_file "$spec"} "$hello")
     rc=$?
-    echo "$out" | grep -E '^hello|tbrdma mesh:' | sed 's/^/    | /'
+    "$TBSIMCTL" counters >"$TC_TMP/after"
+    echo "$out" | grep -E '^hello|tbrdma mesh:|tbrdma stats:' | sed 's/^/    | /'
     expect "$what: exit status" 0 "$rc"
     expect "$what: every rank checked its data" 4 "$(echo "$out" | grep -c '^hello: rank [0-3] of 4 OK')"
+    expect "$what: tbrdma ran in every rank (its counters at finalize)" 4 \
+        "$(echo "$out" | grep -c '^tbrdma stats: host mac-[a-d] ')"
+    expect "$what: every one of the 12 simulated devices sent data (tbsimctl counters)" \
+        "12 " "$(grep -c . "$TC_TMP/after") $(idle_devices "$TC_TMP/before" "$TC_TMP/after" | tr '\n' ' ')"
     expect "$what: tbrdma resolved the 6 cables" 6 \
         "$(echo "$out" | grep -o 'tbrdma mesh: mac-[a-d] rdma_en[0-9] <-> mac-[a-d] rdma_en[0-9]' | sort -u | wc -l)"
 done
