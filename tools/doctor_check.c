@@ -247,7 +247,9 @@ static void check_tbrdma_version(doc_cluster_t *cl, int i, const char *ref)
     }
     hosts_with(cl, offsetof(doc_host_t, tbrdma_version), ref, others, sizeof(others));
     doc_add(cl, "tbrdma-version", 1, i, NULL, NULL,
-            "host %s: tbrdma %s (%s), but %s %s tbrdma %s; fix: install tbrdma %s on %s",
+            "host %s: tbrdma %s (%s), but %s %s tbrdma %s (+src.: a checksum of the "
+            "component's sources); fix: install tbrdma %s on %s, built from the same release "
+            "or commit as the others",
             doc_host_name(h), ('\0' != h->tbrdma_version[0]) ? h->tbrdma_version : "(unknown)",
             h->info_path, others, (NULL != strchr(others, ',')) ? "have" : "has", ref, ref,
             doc_host_name(h));

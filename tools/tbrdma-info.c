@@ -14,6 +14,7 @@
 #include "btl_tbrdma_verbs.h"
 #include "core/tbrdma_diag.h"
 #include "core/tbrdma_gid.h"
+#include "tbrdma_source_id.h"
 #include "tool_usage.h"
 
 #include <errno.h>
@@ -52,7 +53,7 @@ static const char *const help[][2] = {
              "        macOS, libibverbs.so.1 on Linux); as the MCA parameter btl_tbrdma_verbs_lib"},
     {"NAME", "show only this device (rdma_en2)"},
     {"", "stable machine-readable lines (see tools/README.md)"},
-    {"", "print tbrdma's version and the Open MPI version it was built for, and exit"},
+    {"", "print tbrdma's version, its sources' checksum and the Open MPI it was built for"},
     {"", "print this help and exit"},
 };
 
@@ -85,9 +86,10 @@ static int parse_args(int argc, char **argv, info_opts_t *opts)
             opts->parsable = 1;
             break;
         case 'V':
-            /* tbrdma-doctor compares this line across the hosts of a cluster. */
-            printf("tbrdma-info (tbrdma) %s, built for Open MPI %s\n", PACKAGE_VERSION,
-                   TBRDMA_OMPI_VERSION);
+            /* tbrdma-doctor compares this line across the hosts of a cluster: the version
+             * with the checksum of the component's sources (tools/Makefile.am), one token. */
+            printf("tbrdma-info (tbrdma) %s+src.%s, built for Open MPI %s\n", PACKAGE_VERSION,
+                   TBRDMA_SOURCE_ID, TBRDMA_OMPI_VERSION);
             exit(INFO_EXIT_USABLE);
         case 'h':
             usage(stdout, argv[0]);

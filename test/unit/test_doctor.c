@@ -2,10 +2,10 @@
  * Unit tests of tbrdma-doctor's checks (tools/doctor_*.c) on recorded probe output: what
  * tools/tbrdma-probe printed on 4 simulated Macs (test/samples/probe, paths made neutral),
  * edited to carry the faults the simulator cannot make: a tbrdma component built for another
- * Open MPI patch release, another tbrdma version, no verbs library, an unreadable device list,
- * a port diagnosis nothing else explains, no Open MPI, one port's address outside its cable's
- * /30, a probe cut short, two hosts with one name. Also the JSON
- * report and the files written, read back.
+ * Open MPI patch release, another tbrdma version, the same version built from other sources,
+ * no verbs library, an unreadable device list, a port diagnosis nothing else explains, no Open
+ * MPI, one port's address outside its cable's /30, a probe cut short, two hosts with one name.
+ * Also the JSON report and the files written, read back.
  */
 #include "doctor.h"
 #include "doctor_report.h"
@@ -152,6 +152,24 @@ static void test_doctor_tbrdma_version(void)
                        "but mac-a, mac-b, mac-c have tbrdma 0.1.0");
 }
 
+/* The same version built from other sources (tbrdma-info's +src. checksum) is another build. */
+static void test_doctor_tbrdma_build(void)
+{
+    int i;
+
+    load_samples();
+    for (i = 0; i < NHOSTS; i++) {
+        replace(i, "(tbrdma) 0.1.0,",
+                (3 == i) ? "(tbrdma) 0.1.0+src.0badf00d," : "(tbrdma) 0.1.0+src.43d2252d,");
+    }
+    CU_ASSERT_EQUAL(run_checks(), 1);
+    assert_one_problem("tbrdma-version", 3,
+                       "host mac-d: tbrdma 0.1.0+src.0badf00d (/opt/tbrdma/bin/tbrdma-info), "
+                       "but mac-a, mac-b, mac-c have tbrdma 0.1.0+src.43d2252d");
+    replace(3, "+src.0badf00d,", "+src.43d2252d,");
+    CU_ASSERT_EQUAL(run_checks(), 0);
+}
+
 static void test_doctor_no_verbs_library(void)
 {
     load_samples();
@@ -278,6 +296,7 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_doctor_ready),
     TBRDMA_UT_TEST(test_doctor_component_version),
     TBRDMA_UT_TEST(test_doctor_tbrdma_version),
+    TBRDMA_UT_TEST(test_doctor_tbrdma_build),
     TBRDMA_UT_TEST(test_doctor_no_verbs_library),
     TBRDMA_UT_TEST(test_doctor_no_device_list),
     TBRDMA_UT_TEST(test_doctor_port_diagnosis_passed_on),

@@ -9,7 +9,8 @@
 #     tarball unpacked, its tbrdma-brew-build builds and installs tbrdma from that tree into a
 #     prefix of its own, names the component's directory in a params file
 #     (Homebrew's etc/openmpi-mca-params.conf) once however often it runs, and Open MPI 5.0.7
-#     then finds the component through that file: ompi_info lists it, built for 5.0.7.
+#     then finds the component through that file: ompi_info lists it, built for 5.0.7, and
+#     tbrdma-info --version shows the source tree's checksum (+src.: the same build).
 # Not run here: brew itself, clang and macOS linking (docs/building.md says the same of the
 # source-tree build). Skips when the chroot or the configured tree cannot be had.
 set -u
@@ -82,8 +83,13 @@ expect "tbrdma-brew-build in the 5.0.7 chroot" 0 "$rc"
 check "it used the configured tree as it was" grep -q "^tbrdma-brew-build: $src is configured already$" "$tmp/build.log"
 check "the component is installed in PREFIX/lib/openmpi" [ -f "$prefix/lib/openmpi/mca_btl_tbrdma.so" ]
 check "the tools are installed" [ -x "$prefix/bin/tbrdma-doctor" ] && [ -x "$prefix/bin/tbrdma-probe" ]
-check "tbrdma-info says it was built for 5.0.7" \
-    bash -c "'$top/test/ompi5/in-chroot.sh' '$prefix/bin/tbrdma-info' --version | grep -q 'built for Open MPI 5.0.7'"
+version=$("$top/test/ompi5/in-chroot.sh" "$prefix/bin/tbrdma-info" --version 2>&1)
+echo "$version" | sed 's/^/    | /'
+check "tbrdma-info says it was built for 5.0.7" grep -q 'built for Open MPI 5\.0\.7$' <<<"$version"
+# The tarball's sources are the tree's: the same checksum as the build of ./build.sh.
+src_id=$(sed -n 's/^#define TBRDMA_SOURCE_ID "\([0-9a-f]*\)"$/\1/p' "$top/build/tools/tbrdma_source_id.h")
+check "the build from the tarball has the tree's source checksum (+src.$src_id)" \
+    grep -q "^tbrdma-info (tbrdma) [0-9.]*+src\.${src_id:-none}, " <<<"$version"
 "$helper" --params-only --params-file "$params" --component-dir "$prefix/lib/openmpi" >/dev/null
 expect "the params file names the component's directory once (after two runs)" 1 \
     "$(grep -c "^opal_mca_base_component_path = SYS_DEFAULT:$prefix/lib/openmpi$" "$params")"
