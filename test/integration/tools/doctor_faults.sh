@@ -4,7 +4,7 @@
 # once the fault is undone. Faults: a port in a bridge, a port without IPv4, a missing cable,
 # two cables crossed at one Mac, RDMA off on one Mac, tbrdma not installed on one Mac, Open MPI
 # not finding tbrdma on one Mac, a host that cannot be reached. (Another Open MPI version on
-# one Mac: doctor_ompi_version.sh.)
+# one Mac: doctor_ompi_version.sh.) Also: the default launch agent is ssh, with BatchMode.
 source "$(dirname "$0")/lib.sh"
 require_env
 tools_cluster_up 4 --addressing p2p
@@ -13,6 +13,22 @@ t0=$(date +%s)
 run_doctor
 expect_ready "as built"
 echo "    (doctor wall time: $(($(date +%s) - t0)) s for 4 Macs)"
+
+# The default launch agent, as mpirun's: the first of "ssh : rsh" in PATH, ssh with BatchMode and
+# a connect timeout (a host that asks for a password fails at once). Here an ssh that logs its
+# arguments, then runs ./agent. mac-a, where the doctor runs, is run directly, as mpirun does.
+mkdir -p "$TC_TMP/ssh-bin"
+printf '#!/bin/sh\necho "$*" >>"%s/ssh.log"\nwhile [ "$1" = -o ]; do shift 2; done\nexec "%s" "$@"\n' \
+    "$TC_TMP" "$agent" >"$TC_TMP/ssh-bin/ssh"
+chmod +x "$TC_TMP/ssh-bin/ssh"
+out=$(on mac-a env -u OMPI_MCA_plm_rsh_agent HOME="$TC_TMP/home/mac-a" PATH="$TC_TMP/ssh-bin:$PATH" \
+    "$doctor" --mca btl_tbrdma_verbs_lib "$simlib" "${HOSTS[@]}" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/    | /'
+expect_ready "through ssh, the default launch agent"
+expect "ssh ran the probe on mac-b, mac-c, mac-d (not mac-a), with BatchMode and a connect timeout" \
+    "mac-b mac-c mac-d " "$(sed -n 's/^-o BatchMode=yes -o ConnectTimeout=10 \(mac-[a-d]\) sh -s -- .*/\1/p' \
+        "$TC_TMP/ssh.log" | sort | tr '\n' ' ')"
 
 # A port in a bridge (the Thunderbolt Bridge holding en3 of mac-b).
 ip -n "${TC_PREFIX}mac-b" link add bridge0 type bridge
