@@ -4,7 +4,8 @@
 # one problem until a mesh file names the cables. The doctor writes that mesh file and MLX's
 # hostfile (the doubled pair as arrays in the same cable order), and with either as the mesh
 # file it passes, as does an MPI job in which tbrdma resolves every pair from it. A mesh file
-# that swaps the two cables of the pair is named, one line per wrong cable.
+# that swaps the two cables of the pair is named, one line per wrong cable. The doctor also
+# takes its hosts from a file: its own Open MPI hostfile, one by hand, MLX's, Open MPI's default.
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v python3 >/dev/null || fatal "python3 is needed to read MLX's hostfile (test/install-deps.sh)"
@@ -12,7 +13,8 @@ tools_cluster_up 3 --addressing linklocal --topology double:a-b
 mesh="$TC_TMP/mesh.txt"
 mlx="$TC_TMP/mlx-hostfile.json"
 
-run_doctor --write-mesh-file "$mesh" --write-mlx-hostfile "$mlx" --mlx-backend jaccl-ring
+run_doctor --write-mesh-file "$mesh" --write-mlx-hostfile "$mlx" --mlx-backend jaccl-ring \
+    --write-hostfile "$TC_TMP/hostfile"
 expect_problem "link-local addresses without a mesh file" \
     '^4 cables join ports with link-local addresses \(169\.254/16' 'tbrdma-doctor --write-mesh-file'
 check "the doubled cable is a note" \
@@ -30,6 +32,22 @@ run_doctor --mesh-file "$mesh"
 expect_ready "with the mesh file written"
 run_doctor --mca btl_tbrdma_mesh_file "$mlx"
 expect_ready "with MLX's hostfile as btl_tbrdma_mesh_file"
+
+# The hosts from a file instead of arguments: the Open MPI hostfile the doctor wrote, one
+# written by hand (slots, comments), MLX's hostfile, and Open MPI's default hostfile (the
+# environment of an mpirun allocation).
+expect "the Open MPI hostfile written" "mac-a mac-b mac-c" "$(grep -v '^#' "$TC_TMP/hostfile" | tr '\n' ' ' | sed 's/ $//')"
+printf '# the Macs\nmac-a slots=2\nmac-b   # no slots\n\nmac-c slots=1 max_slots=4\n' >"$TC_TMP/by-hand"
+for f in "$TC_TMP/hostfile" "$TC_TMP/by-hand" "$mlx"; do
+    run_doctor --hostfile "$f" --mesh-file "$mesh" --
+    expect_ready "hosts from $(basename "$f")" && check "$(basename "$f"): the 3 Macs" \
+        grep -q '^tbrdma-doctor: ready: 3 hosts, ' <<<"$out"
+done
+export OMPI_MCA_orte_default_hostfile="$TC_TMP/by-hand"
+run_doctor --mesh-file "$mesh" --
+unset OMPI_MCA_orte_default_hostfile
+expect_ready "hosts from Open MPI's default hostfile" && check "default hostfile: the 3 Macs" \
+    grep -q '^tbrdma-doctor: ready: 3 hosts, ' <<<"$out"
 
 out=$(tb_mpirun 3 --mca btl_tbrdma_mesh_file "$mesh" -- "$(hello_bin)" 2>&1)
 rc=$?

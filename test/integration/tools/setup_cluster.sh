@@ -7,7 +7,7 @@
 # latency check of docs/quickstart-macos.md), tbrdma's mesh file compared with the cables, MLX's
 # hostfile read by the plugin (btl_tbrdma_mesh_file) and checked against the rules mlx.launch
 # and JACCL document.
-# --revert takes the addresses away again.
+# --revert, given the hostfile setup wrote, takes the addresses away again.
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v python3 >/dev/null || fatal "python3 is needed to check MLX's hostfile (test/install-deps.sh)"
@@ -17,10 +17,12 @@ tools_cluster_up 4 --addressing none
 hf="$TC_TMP/hostfiles"
 hostlist=$(IFS=,; echo "${HOSTS[*]}")
 
-# run_setup ARGS...: tbrdma-setup on mac-a for the 4 Macs; output kept in $out, status in $rc.
+# run_setup ARGS...: tbrdma-setup on mac-a for the 4 Macs ($hosts_arg); output kept in $out,
+# status in $rc.
+hosts_arg=(--hosts "$hostlist")
 run_setup()
 {
-    out=$(on mac-a env HOME="$TC_TMP/home/mac-a" "$top/tools/tbrdma-setup" --hosts "$hostlist" \
+    out=$(on mac-a env HOME="$TC_TMP/home/mac-a" "$top/tools/tbrdma-setup" "${hosts_arg[@]}" \
         --launch-agent "$agent" --doctor "$doctor" --mca btl_tbrdma_verbs_lib "$simlib" "$@" 2>&1)
     rc=$?
     echo "$out" | sed 's/^/    | /'
@@ -141,6 +143,8 @@ out=$(mpi -np 2 "$TC_TMP/mpi_latency" 8 1000)
 echo "$out" | grep mpi_latency | sed 's/^/    | /'
 check_grep_out "the latency check runs between mac-a and mac-b" '^mpi_latency: 8 B between mac-a and mac-b: [0-9.]+ us one-way'
 
+# --revert, given the Macs as the Open MPI hostfile setup wrote.
+hosts_arg=(--hostfile "$hf/hostfile")
 run_setup --revert
 expect "--revert exits 0" 0 "$rc"
 expect "--revert took every address away" 0 "$(addressed)"
