@@ -4,9 +4,11 @@
 # once the fault is undone. Faults: a port in a bridge, a port without IPv4, a missing cable,
 # two cables crossed at one Mac, RDMA off on one Mac, tbrdma not installed on one Mac, Open MPI
 # not finding tbrdma on one Mac, a host that cannot be reached. (Another Open MPI version on
-# one Mac: doctor_ompi_version.sh.) Also: the default launch agent is ssh, with BatchMode.
+# one Mac: doctor_ompi_version.sh.) Also: the default launch agent is ssh, with BatchMode; the
+# missing cable as --json reports it.
 source "$(dirname "$0")/lib.sh"
 require_env
+command -v python3 >/dev/null || fatal "python3 is needed to read --json (test/install-deps.sh)"
 tools_cluster_up 4 --addressing p2p
 
 t0=$(date +%s)
@@ -54,6 +56,13 @@ expect_ready "address restored"
 run_doctor
 expect_problem "missing cable" '^host mac-a: device rdma_en4 \(interface en4\): no cable to host mac-d' \
     "mac-d's rdma_en2 \(en2\)" 'connect mac-a en4 to mac-d en2 with a Thunderbolt 5 cable'
+line=$(problems)
+run_doctor --json
+expect "missing cable, --json: exit 1; not ready, 1 problem, its check, host, device, interface and text" \
+    "1 False 1 no-cable mac-a rdma_en4 en4 True" "$rc $(echo "$out" | python3 -c 'import json, sys
+d = json.load(sys.stdin); f = [x for x in d["findings"] if x["problem"]]
+print(d["ready"], d["problems"], f[0]["check"], f[0]["host"], f[0]["device"], f[0]["ifname"],
+      f[0]["text"] == sys.argv[1])' "$line" 2>&1)"
 "$tbc" fault c3 up
 run_doctor
 expect_ready "cable plugged back"
