@@ -73,7 +73,7 @@ run_helper()
     "$top/test/ompi5/in-chroot.sh" "$buildpath/packaging/homebrew/tbrdma-brew-build" \
         --tbrdma-source "$buildpath" --build-dir "$buildpath/build" --ompi-info /usr/bin/ompi_info \
         --ompi-prefix /usr/lib/x86_64-linux-gnu/openmpi --ompi-source "$src" --prefix "$prefix" \
-        --params-file "$params" "$@"
+        --params-file "$params"
 }
 run_helper >"$tmp/build.log" 2>&1
 rc=$?

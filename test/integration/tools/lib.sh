@@ -11,7 +11,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../sim/lib.sh"
 
 doctor="$build/tools/tbrdma-doctor"
-setup="$build/tools/tbrdma-setup"
 agent="$top/test/integration/tools/agent"
 HOSTS=()
 
