@@ -9,6 +9,7 @@
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
 #               start-up refusals and double cables, NetPIPE and HPCC (test/mpi)
+#   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
 # Every test prints what it checked; its log is under build/test-logs/. The last line is
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -163,6 +164,10 @@ if stage_wanted mpi; then
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done
+fi
+if stage_wanted tools; then
+    echo "== tools"
+    run_dir tools test/integration/tools 600
 fi
 if stage_wanted vm; then
     echo "== vm"

@@ -16,6 +16,8 @@ packages=(
     debootstrap
     # tools used by tests; third-party MPI codes run over tbrdma
     strace clang-format valgrind netpipe-openmpi hpcc
+    # the tools tests: MLX hostfile and --json checks, the Homebrew formula's syntax
+    python3 ruby
 )
 
 missing=()

@@ -8,10 +8,14 @@
  * Exit codes: 0 at least one usable port, 1 none usable (diagnoses printed), 2 usage error,
  * 3 no verbs library, no RDMA device (or none matching --device), or an unreadable device list.
  */
+#include "config.h"
+
 #include "btl_tbrdma_netif.h"
 #include "btl_tbrdma_verbs.h"
 #include "core/tbrdma_diag.h"
 #include "core/tbrdma_gid.h"
+#include "tbrdma_source_id.h"
+#include "tool_usage.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +42,7 @@ static const struct option longopts[] = {
     {"verbs-lib", required_argument, NULL, 'l'},
     {"device", required_argument, NULL, 'd'},
     {"parsable", no_argument, NULL, 'p'},
+    {"version", no_argument, NULL, 'V'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -48,21 +53,16 @@ static const char *const help[][2] = {
              "        macOS, libibverbs.so.1 on Linux); as the MCA parameter btl_tbrdma_verbs_lib"},
     {"NAME", "show only this device (rdma_en2)"},
     {"", "stable machine-readable lines (see tools/README.md)"},
+    {"", "print tbrdma's version, its sources' checksum and the Open MPI it was built for"},
     {"", "print this help and exit"},
 };
 
 static void usage(FILE *out, const char *argv0)
 {
-    size_t i;
-
     fprintf(out, "Usage: %s [OPTIONS]\n", argv0);
     fprintf(out, "Lists the RDMA over Thunderbolt ports of this host and explains unusable ones.\n"
                  "\nOptions:\n");
-    for (i = 0; NULL != longopts[i].name; i++) {
-        fprintf(out, "  -%c, --%s%s%s\n", longopts[i].val, longopts[i].name,
-                ('\0' != help[i][0][0]) ? " " : "", help[i][0]);
-        fprintf(out, "        %s\n", help[i][1]);
-    }
+    tbrdma_tool_options(out, longopts, help);
     fprintf(out,
             "\nExit status: 0 at least one usable port; 1 no usable port (diagnoses printed);\n"
             "2 usage error; 3 no verbs library or no RDMA device.\n");
@@ -74,7 +74,7 @@ static int parse_args(int argc, char **argv, info_opts_t *opts)
 
     memset(opts, 0, sizeof(*opts));
     opts->lib = getenv("TBRDMA_VERBS_LIB");
-    while (-1 != (c = getopt_long(argc, argv, "l:d:ph", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "l:d:pVh", longopts, NULL))) {
         switch (c) {
         case 'l':
             opts->lib = optarg;
@@ -85,6 +85,12 @@ static int parse_args(int argc, char **argv, info_opts_t *opts)
         case 'p':
             opts->parsable = 1;
             break;
+        case 'V':
+            /* tbrdma-doctor compares this line across the hosts of a cluster: the version
+             * with the checksum of the component's sources (tools/Makefile.am), one token. */
+            printf("tbrdma-info (tbrdma) %s+src.%s, built for Open MPI %s\n", PACKAGE_VERSION,
+                   TBRDMA_SOURCE_ID, TBRDMA_OMPI_VERSION);
+            exit(INFO_EXIT_USABLE);
         case 'h':
             usage(stdout, argv[0]);
             exit(INFO_EXIT_USABLE);

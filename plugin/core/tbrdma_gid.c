@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -101,6 +102,35 @@ int tbrdma_ipv4_to_string(uint32_t ipv4, char *buf, size_t len)
     if (n < 0 || (size_t) n >= len) {
         buf[0] = '\0';
         return -ENOSPC;
+    }
+    return 0;
+}
+
+int tbrdma_ipv4_parse(const char *text, uint32_t *ipv4_p, int *prefix_p)
+{
+    char quad[16], *end;
+    const char *slash = (NULL != text) ? strchr(text, '/') : NULL;
+    size_t n = (NULL != slash) ? (size_t) (slash - text) : (NULL != text ? strlen(text) : 0);
+    struct in_addr addr;
+    long prefix = 32;
+
+    if (NULL == text || 0 == n || sizeof(quad) <= n || (NULL != slash && NULL == prefix_p)) {
+        return -EINVAL;
+    }
+    memcpy(quad, text, n);
+    quad[n] = '\0';
+    if (1 != inet_pton(AF_INET, quad, &addr)) {
+        return -EINVAL;
+    }
+    if (NULL != slash) {
+        prefix = strtol(slash + 1, &end, 10);
+        if (end == slash + 1 || '\0' != *end || 0 > prefix || 32 < prefix) {
+            return -EINVAL;
+        }
+    }
+    *ipv4_p = ntohl(addr.s_addr);
+    if (NULL != prefix_p) {
+        *prefix_p = (int) prefix;
     }
     return 0;
 }

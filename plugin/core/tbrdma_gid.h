@@ -37,4 +37,10 @@ int tbrdma_gid_find_ipv4_mapped(const tbrdma_gid_t *table, int n, uint32_t ipv4)
 /* Prints an IPv4 address (host byte order) as dotted quad. Returns 0 or -ENOSPC. */
 int tbrdma_ipv4_to_string(uint32_t ipv4, char *buf, size_t len);
 
+/*
+ * Parses a dotted quad, optionally followed by "/prefix" when prefix_p is not NULL (then *prefix_p
+ * is 32 without one). Returns 0 or -EINVAL; the outputs are set on success only.
+ */
+int tbrdma_ipv4_parse(const char *text, uint32_t *ipv4_p, int *prefix_p);
+
 #endif /* TBRDMA_GID_H */

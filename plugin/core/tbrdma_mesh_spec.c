@@ -8,6 +8,7 @@
  * builds a flat node table; only "hosts", "ssh" and "rdma" are interpreted.
  */
 #include "tbrdma_fmt.h"
+#include "tbrdma_json.h"
 #include "tbrdma_mesh.h"
 
 #include <ctype.h>
@@ -810,4 +811,105 @@ int tbrdma_mesh_spec_parse(const char *text, tbrdma_mesh_spec_t *spec_p, char *e
     }
     free(spec);
     return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The JSON reader for other callers (tbrdma_json.h): a parsed document kept whole             */
+
+struct tbrdma_json_doc {
+    json_node_t *nodes;
+    int nnodes;
+    char *pool;
+};
+
+int tbrdma_json_parse(const char *text, tbrdma_json_doc_t **doc_p, char *err, size_t errlen)
+{
+    size_t len = (NULL != text) ? strlen(text) : 0;
+    tbrdma_json_doc_t *doc = calloc(1, sizeof(*doc));
+    tbrdma_fmt_t fmt;
+    json_t js;
+
+    tbrdma_fmt_init(&fmt, err, errlen);
+    memset(&js, 0, sizeof(js));
+    js.text = (NULL != text) ? text : "";
+    js.err = &fmt;
+    js.maxnodes = (int) len + 1; /* every value takes at least one character */
+    js.nodes = malloc(sizeof(*js.nodes) * (len + 1));
+    js.pool = malloc(len + 1); /* decoded strings never outgrow their quotes */
+    if (NULL == doc || NULL == js.nodes || NULL == js.pool) {
+        tbrdma_fmt_add(&fmt, "JSON: out of memory");
+        free(js.pool);
+        free(js.nodes);
+        free(doc);
+        return -ENOMEM;
+    }
+    if (0 > json_parse(&js)) {
+        free(js.pool);
+        free(js.nodes);
+        free(doc);
+        return -EINVAL;
+    }
+    doc->nodes = js.nodes;
+    doc->nnodes = js.nnodes;
+    doc->pool = js.pool;
+    *doc_p = doc;
+    return 0;
+}
+
+void tbrdma_json_free(tbrdma_json_doc_t *doc)
+{
+    if (NULL != doc) {
+        free(doc->pool);
+        free(doc->nodes);
+        free(doc);
+    }
+}
+
+int tbrdma_json_root(const tbrdma_json_doc_t *doc)
+{
+    return (NULL != doc && 0 < doc->nnodes) ? 0 : -1;
+}
+
+static int json_doc_valid(const tbrdma_json_doc_t *doc, int node)
+{
+    return NULL != doc && 0 <= node && node < doc->nnodes;
+}
+
+tbrdma_json_kind_t tbrdma_json_kind(const tbrdma_json_doc_t *doc, int node)
+{
+    if (!json_doc_valid(doc, node)) {
+        return TBRDMA_JSON_NONE;
+    }
+    return (tbrdma_json_kind_t) doc->nodes[node].type;
+}
+
+int tbrdma_json_member(const tbrdma_json_doc_t *doc, int node, const char *key)
+{
+    json_t js;
+
+    if (TBRDMA_JSON_OBJECT != tbrdma_json_kind(doc, node)) {
+        return -1;
+    }
+    memset(&js, 0, sizeof(js));
+    js.nodes = doc->nodes;
+    js.pool = doc->pool;
+    return json_get(&js, node, key);
+}
+
+int tbrdma_json_first(const tbrdma_json_doc_t *doc, int node)
+{
+    return json_doc_valid(doc, node) ? doc->nodes[node].child : -1;
+}
+
+int tbrdma_json_next(const tbrdma_json_doc_t *doc, int node)
+{
+    return json_doc_valid(doc, node) ? doc->nodes[node].next : -1;
+}
+
+const char *tbrdma_json_string(const tbrdma_json_doc_t *doc, int node)
+{
+    if (TBRDMA_JSON_STRING != tbrdma_json_kind(doc, node)) {
+        return NULL;
+    }
+    return doc->pool + doc->nodes[node].str;
 }

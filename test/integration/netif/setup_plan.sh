@@ -1,7 +1,9 @@
 #!/bin/sh
-# Checks tools/tbrdma-setup on a 3-host full mesh: every host gets one address per cable, all
-# addresses are distinct, the two ends of each cable share one /30 and route to each other, the
-# macOS and Linux plans agree, and a malformed mesh file is refused. As root with `ip netns`, it
+# Checks tools/tbrdma-setup's mesh-file mode on a 3-host full mesh: every host gets one address
+# per cable, all addresses are distinct, the two ends of each cable share one /30 and route to
+# each other, the macOS (networksetup) and Linux (ip) plans agree, and a malformed mesh file is
+# refused. (The macOS plan's functions run against recorded networksetup output in
+# test/integration/tools/setup_macos.sh.) As root with `ip netns`, it
 # also applies mac-a's plan inside a throwaway namespace and reads the result back with ip.
 # Exit 0 pass, 1 fail (the apply part is reported as not checked when it cannot run).
 set -u
@@ -56,15 +58,15 @@ bad=$(awk '
 [ -z "$bad" ] || fail "ends not paired in one /30: $bad"
 [ "$failed" -ne 0 ] || echo "ok: 6 distinct addresses, each cable's ends share a /30 and route to each other"
 
-grep -q '^sudo ifconfig en2 inet 192.168.0.1 netmask 255.255.255.252$' "$tmp/mac" \
-    || fail "macOS plan: mac-a en2 is not 192.168.0.1/30"
-grep -q '^sudo route -n add -host 192.168.0.2 -interface en2$' "$tmp/mac" \
-    || fail "macOS plan: no host route to 192.168.0.2 via en2"
-mac_pairs=$(awk '$2 == "ifconfig" { print $3, $5 }' "$tmp/mac" | sort)
+awk '/^# host mac-a:/ { h = 1; next } /^# host / { h = 0 } h' "$tmp/mac" >"$tmp/mac-a"
+grep -qx 'tb_port en2 192.168.0.1' "$tmp/mac-a" \
+    || fail "macOS plan: mac-a en2 is not 192.168.0.1 (tb_port en2 192.168.0.1)"
+grep -qx 'tb_bridge_off' "$tmp/mac-a" || fail "macOS plan: mac-a's bridge service is not turned off"
+mac_pairs=$(awk '$1 == "tb_port" { print $2, $3 }' "$tmp/mac" | sort)
 linux_pairs=$(awk '$3 == "addr" { sub(/\/30$/, "", $5); print $7, $5 }' "$tmp/linux" | sort)
 [ "$mac_pairs" = "$linux_pairs" ] || fail "macOS and Linux plans differ"
 "$setup" --host mac-b "$tmp/mesh" | grep -q '^# host mac-c' && fail "--host mac-b printed mac-c"
-[ "$("$setup" --host mac-b "$tmp/mesh" | grep -c '^sudo ifconfig')" -eq 2 ] \
+[ "$("$setup" --host mac-b "$tmp/mesh" | grep -c '^tb_port ')" -eq 2 ] \
     || fail "--host mac-b does not print 2 addresses"
 [ "$failed" -ne 0 ] || echo "ok: macOS plan matches the Linux plan; --host filters"
 
