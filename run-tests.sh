@@ -8,7 +8,8 @@
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
-#               start-up refusals and double cables, NetPIPE and HPCC (test/mpi)
+#               start-up refusals and double cables, NetPIPE and HPCC, valgrind memcheck
+#               and an AddressSanitizer build (test/mpi)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
@@ -164,6 +165,8 @@ if stage_wanted mpi; then
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done
+    run_test mpi memcheck-4.1 900 test/mpi/memcheck.sh
+    run_test mpi asan-4.1 900 test/mpi/asan.sh
 fi
 if stage_wanted tools; then
     echo "== tools"

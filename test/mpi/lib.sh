@@ -26,6 +26,7 @@ MT_PROGRAMS="tb_pingpong tb_coll tb_p2p tb_rma tb_thread tb_ring"
 MT_TIMEOUT=${MT_TIMEOUT:-300}
 MT_OUT=
 MT_MESH_ARGS=()
+MT_WRAP=() # a command each rank runs its program under (valgrind)
 
 # mt_flavour 4.1|5.0: sets MT_FLAVOUR, MT_BUILD (the plugin's build), MT_BIN (programs),
 # MT_SM (shared memory BTL), MT_OSC (one-sided arguments), MT_MPICC (word list).
@@ -47,6 +48,7 @@ mt_flavour()
         ;;
     *) fatal "unknown Open MPI flavour '$MT_FLAVOUR' (4.1 or 5.0)" ;;
     esac
+    MT_BUILD=${MT_BUILD_DIR:-$MT_BUILD} # another build of the plugin (e.g. with AddressSanitizer)
     MT_BIN=$MT_REPO/build/test/mpi/$MT_FLAVOUR
     MT_PLUGIN=$MT_BUILD/plugin/.libs
     MT_SIMLIB=$MT_BUILD/test/sim/.libs/libtbsim.so
@@ -131,7 +133,7 @@ mt_btl()
     fi
 }
 
-# mt_run NAME NP SLOTS [MPIRUN-ARGS...] -- PROGRAM [ARGS...]: PROGRAM over tbrdma (pml ob1,
+# mt_run NAME NP SLOTS [MPIRUN-ARGS...] -- PROGRAM [ARGS...]: PROGRAM (under MT_WRAP) over tbrdma (pml ob1,
 # tbrdma and self/sm only, against the simulator), output kept in $MT_OUT; checks mpirun's
 # exit status and that every rank printed its OK line.
 mt_run()
@@ -148,7 +150,8 @@ mt_run()
     mt_launch "$np" "$slots" --map-by node --mca pml ob1 --mca btl "$(mt_btl "$slots")" \
         --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_stats 1 \
-        "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "${args[@]}" "$MT_BIN/$1" "${@:2}" >"$MT_OUT" 2>&1
+        "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "${args[@]}" "${MT_WRAP[@]}" "$MT_BIN/$1" "${@:2}" \
+        >"$MT_OUT" 2>&1
     rc=$?
     n=$(grep -c "^tbtest .*: rank [0-9]* of $np OK" "$MT_OUT")
     if [ "$rc" -eq 0 ] && [ "$n" -eq "$np" ] && mt_frames_back "$name" "$np"; then

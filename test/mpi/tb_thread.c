@@ -14,7 +14,7 @@
 static void *tb_thread_main(void *arg)
 {
     int t = (int) (intptr_t) arg, peer = tb_rank ^ 1, initiator = 0 == (tb_rank & 1);
-    unsigned char *buf = tb_malloc(256 * 1024);
+    unsigned char *buf = tb_malloc(256 * 1024 + 8); /* 2^18 + the thread index */
 
     for (int k = 0; k < TB_ROUNDS; k++) {
         size_t len = ((size_t) 1 << (k % 19)) + (size_t) t;
