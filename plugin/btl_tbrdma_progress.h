@@ -110,8 +110,7 @@ int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
  * After the queue pairs of dev's endpoints were destroyed: the frames whose send completion
  * will never come are finished as if it had (token).
  */
-void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module,
-                                   mca_btl_tbrdma_device_t *dev);
+void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev);
 
 /* Calls ob1's completion callbacks the liveness thread left (token, application thread). */
 int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module);

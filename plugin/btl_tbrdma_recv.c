@@ -119,8 +119,7 @@ static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
     }
 }
 
-void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module,
-                                   mca_btl_tbrdma_device_t *dev)
+void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev)
 {
     for (int i = 0; NULL != dev && i < dev->nfrags; i++) {
         mca_btl_tbrdma_frag_t *frag = &dev->frags[i];

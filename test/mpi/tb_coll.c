@@ -161,7 +161,8 @@ static int tb_vcount(int r, int n)
 
 static void tb_coll_vectors(int n)
 {
-    int *counts = tb_malloc((size_t) tb_size * sizeof(int)), *displs = tb_malloc((size_t) tb_size * sizeof(int));
+    int *counts = tb_malloc((size_t) tb_size * sizeof(int)),
+        *displs = tb_malloc((size_t) tb_size * sizeof(int));
     int total = 0, bad[5] = {0}, mine_n = tb_vcount(tb_rank, n);
     int *mine, *buf;
 
@@ -199,7 +200,8 @@ static void tb_coll_vectors(int n)
     }
     {
         /* reduce_scatter: everyone contributes total ints; rank r gets the sums of its block */
-        int *in = tb_malloc((size_t) total * sizeof(int)), *out = tb_malloc((size_t) mine_n * sizeof(int));
+        int *in = tb_malloc((size_t) total * sizeof(int)),
+            *out = tb_malloc((size_t) mine_n * sizeof(int));
         for (int k = 0; k < total; k++) {
             in[k] = tb_val(tb_rank, k);
         }

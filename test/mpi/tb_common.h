@@ -63,7 +63,8 @@ static inline void tb_fill(unsigned char *buf, size_t len, uint64_t seed)
 }
 
 /* Number of bytes of buf that differ from pattern seed; the first one is reported. */
-static inline size_t tb_verify(const unsigned char *buf, size_t len, uint64_t seed, const char *what)
+static inline size_t tb_verify(const unsigned char *buf, size_t len, uint64_t seed,
+                               const char *what)
 {
     size_t bad = 0;
 
@@ -87,8 +88,7 @@ static inline void *tb_malloc(size_t len)
     void *p = malloc(len ? len : 1);
 
     if (NULL == p) {
-        fprintf(stderr, "tbtest %s: rank %d: out of memory for %zu bytes\n", tb_name, tb_rank,
-                len);
+        fprintf(stderr, "tbtest %s: rank %d: out of memory for %zu bytes\n", tb_name, tb_rank, len);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return p;

@@ -410,11 +410,14 @@ static void model_check(double drop, double corrupt, double hold, int apple, uns
            drop, corrupt, hold, apple ? "apple" : "rxe", seed, steps, m->delivered, m->ctrl,
            m->stalls, m->forced, m->overrun_drops);
     if (steps >= MODEL_STEPS) {
-        printf("\n  S.tx una %u snd %u next %u txn %u lim %u rto_at %lu | R.rx exp %u seen %u posted %u adv %u held %d | R.tx txn %u lim %u | S.rx exp %u seen %u posted %u adv %u held %d | wires %zu %zu now %lu",
-            m->s.tx.una, m->s.tx.snd_nxt, m->s.tx.next_seq, m->s.tx.tx_next, m->s.tx.limit, (unsigned long) m->s.tx.rto_at,
-            m->r.rx.expected, m->r.rx.seen, m->r.rx.posted, m->r.rx.advertised, m->r.held,
-            m->r.tx.tx_next, m->r.tx.limit, m->s.rx.expected, m->s.rx.seen, m->s.rx.posted, m->s.rx.advertised, m->s.held,
-            m->s2r.count, m->r2s.count, (unsigned long) m->now);
+        printf("\n  S.tx una %u snd %u next %u txn %u lim %u rto_at %lu | R.rx exp %u seen %u "
+               "posted %u adv %u held %d | R.tx txn %u lim %u | S.rx exp %u seen %u posted %u adv "
+               "%u held %d | wires %zu %zu now %lu",
+               m->s.tx.una, m->s.tx.snd_nxt, m->s.tx.next_seq, m->s.tx.tx_next, m->s.tx.limit,
+               (unsigned long) m->s.tx.rto_at, m->r.rx.expected, m->r.rx.seen, m->r.rx.posted,
+               m->r.rx.advertised, m->r.held, m->r.tx.tx_next, m->r.tx.limit, m->s.rx.expected,
+               m->s.rx.seen, m->s.rx.posted, m->s.rx.advertised, m->s.held, m->s2r.count,
+               m->r2s.count, (unsigned long) m->now);
     }
     CU_ASSERT(steps < MODEL_STEPS);
     CU_ASSERT(m->n == m->delivered);
