@@ -369,28 +369,13 @@ void tbrdma_verbs_qp_destroy(tbrdma_vqp_t *q)
 int tbrdma_verbs_post_send(tbrdma_vqp_t *q, uint64_t wr_id, const void *addr, uint32_t len,
                            uint32_t lkey)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) addr, .length = len, .lkey = lkey};
-    struct ibv_send_wr wr, *bad = NULL;
-
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED; /* every send: Macs do not honour selective signaling */
-    return ibv_post_send(q->qp, &wr, &bad);
+    /* every send signaled: Macs do not honour selective signaling */
+    return tbrdma_verbs_send1(q->qp, wr_id, addr, len, lkey, IBV_SEND_SIGNALED);
 }
 
 int tbrdma_verbs_post_recv(tbrdma_vqp_t *q, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) addr, .length = len, .lkey = lkey};
-    struct ibv_recv_wr wr, *bad = NULL;
-
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    return ibv_post_recv(q->qp, &wr, &bad);
+    return tbrdma_verbs_recv1(q->qp, wr_id, addr, len, lkey);
 }
 
 #define VERBS_POLL_BATCH 32

@@ -102,6 +102,33 @@ void tbrdma_verbs_close(void)
     memset(&tbrdma_verbs_fn, 0, sizeof(tbrdma_verbs_fn));
 }
 
+int tbrdma_verbs_send1(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
+                       uint32_t lkey, unsigned send_flags)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t) addr, .length = len, .lkey = lkey};
+    struct ibv_send_wr wr, *bad = NULL;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = send_flags;
+    return ibv_post_send(qp, &wr, &bad);
+}
+
+int tbrdma_verbs_recv1(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t) addr, .length = len, .lkey = lkey};
+    struct ibv_recv_wr wr, *bad = NULL;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    return ibv_post_recv(qp, &wr, &bad);
+}
+
 int tbrdma_verbs_loaded(void)
 {
     return NULL != verbs_handle;

@@ -3,7 +3,8 @@
  * it at build time) and one table of the resolved control-path functions. Shared by the
  * plugin's verbs backend (btl_tbrdma_verbs.c) and the tools that need plain verbs
  * (tbrdma-probe), so every program of tbrdma loads librdma.dylib, libibverbs or libtbsim the
- * same way. The post/poll calls are verbs.h's inlines (through ctx->ops) and need no symbol.
+ * same way. The post/poll calls are verbs.h's inlines (through ctx->ops) and need no symbol;
+ * the one-SGE post helpers below are shared by both as well.
  *
  * rdma-core's verbs.h turns several names into macros or inlines that call other exported
  * symbols (ibv_query_port, ibv_reg_mr, ibv_get_device_list): callers use the table's typed
@@ -47,6 +48,12 @@ extern tbrdma_verbs_fns_t tbrdma_verbs_fn;
 
 /* tbrdma_verbs_open(), tbrdma_verbs_close() and tbrdma_verbs_default_lib() fill and clear it
    (declared in btl_tbrdma_verbs.h). */
+
+/* One work request of one SGE ([addr, addr+len), lkey) on qp, through verbs.h's inline post
+ * calls: a SEND with send_flags, or a receive. Return 0 or the errno verbs returned. */
+int tbrdma_verbs_send1(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
+                       uint32_t lkey, unsigned send_flags);
+int tbrdma_verbs_recv1(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey);
 
 /* 1 while a library is loaded. */
 int tbrdma_verbs_loaded(void);

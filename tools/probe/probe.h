@@ -170,6 +170,12 @@ int pair_again(probe_env_t *env, probe_pair_t *p);
 /* The pair probe with this global index (probe_pair_defs then probe_pair2_defs). */
 const probe_def_t *pair_def(int index);
 int pair_count(void);
+/* 1 when both ends connected; else r (if not NULL) is marked "could not test" with why. */
+int pair_ok(const probe_pair_t *p, probe_result_t *r);
+/* pair_ok, then a sync with the other side (its half is ready): 1, or 0 with r marked. */
+int pair_go(probe_env_t *env, probe_pair_t *p, probe_result_t *r);
+/* When the connection itself is what a probe varies: "STEP with WHAT fails here: errno N". */
+void pair_refused(const probe_pair_t *p, probe_result_t *r, const char *what);
 /* A result message to the other side / from it (a..d, text). */
 int pair_tell(probe_env_t *env, int a, int b, int c, int d, const char *text);
 int pair_hear(probe_env_t *env, probe_pair_t *p, probe_msg_t *m);

@@ -183,9 +183,7 @@ int pair_serve(probe_env_t *env)
     }
 }
 
-/* 1 when the pair is connected; else marks r untested (except for the probes that observe
- * the failure themselves). */
-static int pair_ok(const probe_pair_t *p, probe_result_t *r)
+int pair_ok(const probe_pair_t *p, probe_result_t *r)
 {
     char e[PROBE_ERRNO_STR];
 
@@ -199,6 +197,27 @@ static int pair_ok(const probe_pair_t *p, probe_result_t *r)
     return 0;
 }
 
+void pair_refused(const probe_pair_t *p, probe_result_t *r, const char *what)
+{
+    char e[PROBE_ERRNO_STR];
+
+    result_set(r, VERDICT_DIFFERS, "%s with %s fails %s: %s", p->step, what,
+               0 != p->err ? "here" : "at the peer",
+               pv_errstr(0 != p->err ? p->err : p->peer_err, e, sizeof(e)));
+}
+
+int pair_go(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
+{
+    if (!pair_ok(p, r)) {
+        return 0;
+    }
+    if (0 != chan_sync(env->fd, p->deadline)) {
+        result_untested(r, "the side channel to %s broke", env->peer_name);
+        return 0;
+    }
+    return 1;
+}
+
 /* ---- message size ---- */
 
 static void max_msg_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
@@ -208,7 +227,7 @@ static void max_msg_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     char e[PROBE_ERRNO_STR] = "accepted";
     int sent, rc;
 
-    if (!pair_ok(p, r) || 0 != chan_sync(env->fd, p->deadline)) {
+    if (!pair_go(env, p, r)) {
         return;
     }
     pair_fill(p->buf, PROBE_MSG_MAX, 1);
@@ -299,7 +318,7 @@ static void frame_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     probe_msg_t m;
     int n;
 
-    if (!pair_ok(p, r) || 0 != chan_sync(env->fd, p->deadline)) {
+    if (!pair_go(env, p, r)) {
         return;
     }
     frame_lens(env, p, &slen, &rlen);
@@ -354,7 +373,7 @@ static void norecv_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     double t0;
     int early, late = 0;
 
-    if (!pair_ok(p, r) || 0 != chan_sync(env->fd, p->deadline)) {
+    if (!pair_go(env, p, r)) {
         return;
     }
     pair_fill(p->buf, PAIR_SMALL, 5);
@@ -406,7 +425,7 @@ static void sdepth_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     char e[PROBE_ERRNO_STR];
     int n = 0, rc = 0;
 
-    if (!pair_ok(p, r) || 0 != chan_sync(env->fd, p->deadline)) {
+    if (!pair_go(env, p, r)) {
         return;
     }
     while (
@@ -441,7 +460,7 @@ static void unsig_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     probe_msg_t m;
     int n = 0, bad = 0;
 
-    if (!pair_ok(p, r) || 0 != chan_sync(env->fd, p->deadline)) {
+    if (!pair_go(env, p, r)) {
         return;
     }
     bad |= pv_send(p->qp, p->mr, p->buf, PAIR_SMALL, 11, 0);
@@ -488,14 +507,11 @@ static void unsig_server(probe_env_t *env, probe_pair_t *p)
 
 static void hop_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
 {
-    char e[PROBE_ERRNO_STR];
     struct ibv_wc wc;
     probe_msg_t m;
 
-    if (0 != p->err || 0 != p->peer_err) {
-        result_set(r, VERDICT_DIFFERS, "%s with hop limit 64 fails %s: %s", p->step,
-                   0 != p->err ? "here" : "at the peer",
-                   pv_errstr(0 != p->err ? p->err : p->peer_err, e, sizeof(e)));
+    if (!pair_ok(p, NULL)) {
+        pair_refused(p, r, "hop limit 64");
         return;
     }
     if (0 != chan_sync(env->fd, p->deadline)) {

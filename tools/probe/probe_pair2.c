@@ -255,9 +255,7 @@ static void rtt_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
 {
     pp_stats_t st;
 
-    if (0 != p->err || 0 != p->peer_err) {
-        result_untested(r, "the queue pairs could not be connected (errno %d)",
-                        0 != p->err ? p->err : p->peer_err);
+    if (!pair_ok(p, r)) {
         return;
     }
     if (0 != pp_client(env, p, 1000, 1.0, &st) || 0 == st.iters) {
@@ -274,9 +272,7 @@ static void bw_probe_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r
 {
     bw_stats_t st;
 
-    if (0 != p->err || 0 != p->peer_err) {
-        result_untested(r, "the queue pairs could not be connected (errno %d)",
-                        0 != p->err ? p->err : p->peer_err);
+    if (!pair_ok(p, r)) {
         return;
     }
     if (0 != bw_client(env, p, 1.0, &st)) {
@@ -294,12 +290,10 @@ static void mtu_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
 {
     pp_stats_t pp;
     bw_stats_t bw;
-    char e[PROBE_ERRNO_STR], then[96];
+    char then[96];
 
-    if (0 != p->err || 0 != p->peer_err) {
-        result_set(r, VERDICT_DIFFERS, "%s with path MTU 4096 fails %s: %s", p->step,
-                   0 != p->err ? "here" : "at the peer",
-                   pv_errstr(0 != p->err ? p->err : p->peer_err, e, sizeof(e)));
+    if (!pair_ok(p, NULL)) {
+        pair_refused(p, r, "path MTU 4096");
         return;
     }
     if (0 != pp_client(env, p, 1000, 1.0, &pp) || 0 != pair_again(env, p)
@@ -322,21 +316,21 @@ static void mtu_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
 
 static void rtt_server(probe_env_t *env, probe_pair_t *p)
 {
-    if (0 == p->err && 0 == p->peer_err) {
+    if (pair_ok(p, NULL)) {
         pp_server(env, p);
     }
 }
 
 static void bw_probe_server(probe_env_t *env, probe_pair_t *p)
 {
-    if (0 == p->err && 0 == p->peer_err) {
+    if (pair_ok(p, NULL)) {
         bw_server(env, p);
     }
 }
 
 static void mtu_server(probe_env_t *env, probe_pair_t *p)
 {
-    if (0 == p->err && 0 == p->peer_err) {
+    if (pair_ok(p, NULL)) {
         pp_server(env, p);
         if (0 == pair_again(env, p)) {
             bw_server(env, p);
@@ -352,8 +346,7 @@ static void cqe_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     pp_stats_t st;
     double t0, dt = -1;
 
-    if (0 != p->err || 0 != p->peer_err || 0 != chan_sync(env->fd, p->deadline)) {
-        result_untested(r, "the queue pairs could not be connected");
+    if (!pair_go(env, p, r)) {
         return;
     }
     pp_write(slot(p, PP_SLOTS), 1);
@@ -381,7 +374,7 @@ static void cqe_server(probe_env_t *env, probe_pair_t *p)
     uint32_t seq = 0;
     int n;
 
-    if (0 != p->err || 0 != p->peer_err || 0 != pv_recv(p->qp, p->mr, slot(p, 0), PROBE_FRAME, 0)
+    if (!pair_ok(p, NULL) || 0 != pv_recv(p->qp, p->mr, slot(p, 0), PROBE_FRAME, 0)
         || 0 != chan_sync(env->fd, p->deadline)) {
         return;
     }
@@ -432,8 +425,7 @@ static void gone_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     probe_msg_t m;
     burst_t b;
 
-    if (0 != p->err || 0 != p->peer_err || 0 != chan_sync(env->fd, p->deadline)) {
-        result_untested(r, "the queue pairs could not be connected");
+    if (!pair_go(env, p, r)) {
         return;
     }
     burst(p, GONE_MSGS, 5.0, &b);
@@ -454,7 +446,7 @@ static void gone_server(probe_env_t *env, probe_pair_t *p)
     struct ibv_wc wc;
     int got = 0;
 
-    if (0 != p->err || 0 != p->peer_err) {
+    if (!pair_ok(p, NULL)) {
         return;
     }
     for (int i = 0; i < 2 * GONE_MSGS; i++) { /* credits for the sends after it went */
@@ -538,8 +530,7 @@ static void down_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
     double t_up;
     probe_msg_t m;
 
-    if (0 != p->err || 0 != p->peer_err || 0 != chan_sync(env->fd, p->deadline)) {
-        result_untested(r, "the queue pairs could not be connected");
+    if (!pair_go(env, p, r)) {
         return;
     }
     burst(p, DOWN_MSGS, 5.0, &b);
@@ -578,7 +569,7 @@ static void down_server(probe_env_t *env, probe_pair_t *p)
     struct ibv_wc wc;
     int got = 0;
 
-    if (0 != p->err || 0 != p->peer_err) {
+    if (!pair_ok(p, NULL)) {
         return;
     }
     for (int i = 0; i < 2 * DOWN_MSGS; i++) {

@@ -163,28 +163,12 @@ int pv_connect(probe_env_t *env, struct ibv_qp *qp, uint32_t qpn, const uint8_t 
 int pv_send(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id,
             int flags)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = len, .lkey = mr->lkey};
-    struct ibv_send_wr wr, *bad = NULL;
-
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = (unsigned) flags;
-    return ibv_post_send(qp, &wr, &bad);
+    return tbrdma_verbs_send1(qp, wr_id, buf, len, mr->lkey, (unsigned) flags);
 }
 
 int pv_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = len, .lkey = mr->lkey};
-    struct ibv_recv_wr wr, *bad = NULL;
-
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    return ibv_post_recv(qp, &wr, &bad);
+    return tbrdma_verbs_recv1(qp, wr_id, buf, len, mr->lkey);
 }
 
 int pv_wait(struct ibv_cq *cq, struct ibv_wc *wc, double deadline)

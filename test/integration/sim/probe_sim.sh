@@ -10,6 +10,7 @@
 #   - Ctrl-C in the middle of the port-down probe (interface down) stops with status 130, brings
 #     the interface back up and leaves no QP or MR slot held; the server ends too;
 #   - --timeout bounds a client without a server and a server without a client.
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 require_env
 probe="$build/tools/tbrdma-probe"
@@ -80,6 +81,7 @@ expect "laxer simulator: rc-qp verdict unchanged" same "$(verdict "$tmp/lax.json
 echo "== --markdown"
 probe_on mac-a --markdown >"$tmp/report.md"
 sed 's/^/  md| /' "$tmp/report.md"
+# shellcheck disable=SC2016 # backquotes of Markdown, not a command
 expect "markdown rows" 10 "$(grep -c '^| `[a-z0-9-]*` | .* | \*\*same\*\* |$' "$tmp/report.md")"
 check_grep "markdown header" "$tmp/report.md" '^\| probe \| simulator assumes \| rule'
 

@@ -20,6 +20,7 @@ fi
 read -r if1 dev1 _ < <(tbvm_cable vm1 vm2)
 read -r if2 dev2 _ < <(tbvm_cable vm2 vm1)
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup()
 {
     ip link set dev "$if1" mtu 1500 2>/dev/null
@@ -30,6 +31,7 @@ ip link set dev "$if1" mtu 9000 && tbvm_on vm2 "ip link set dev $if2 mtu 9000" |
     echo "FAIL: could not set MTU 9000 on the vm1-vm2 cable"
 
 # The probes the README lists as differing on rxe (backquoted names in the table's last column).
+# shellcheck disable=SC2016 # backquotes of Markdown, not a command
 expected_differs()
 {
     awk '/^## Differences from Soft-RoCE/ { on = 1; next } /^## / { on = 0 }
