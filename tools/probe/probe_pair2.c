@@ -390,7 +390,7 @@ static void cqe_server(probe_env_t *env, probe_pair_t *p)
 /* What a burst of sends gave: post failures, completions by status within the wait. */
 typedef struct burst {
     int refused, ok, err;
-    const char *first_err; /* the first error status's name, "" without one */
+    char first_err[48]; /* " (the first error status)", "" without an error */
 } burst_t;
 
 /* Sends n messages of 4 KiB; counts post failures, and completions within wait_s by status. */
@@ -400,7 +400,6 @@ static void burst(probe_pair_t *p, int n, double wait_s, burst_t *b)
     int posted = 0;
 
     memset(b, 0, sizeof(*b));
-    b->first_err = "";
     for (int i = 0; i < n; i++) {
         if (0
             != pv_send(p->qp, p->mr, slot(p, i % 16), PROBE_FRAME, (uint64_t) i,
@@ -415,7 +414,7 @@ static void burst(probe_pair_t *p, int n, double wait_s, burst_t *b)
         if (IBV_WC_SUCCESS == wc.status) {
             b->ok++;
         } else if (0 == b->err++) {
-            b->first_err = pv_wc_str(wc.status);
+            snprintf(b->first_err, sizeof(b->first_err), " (%s)", pv_wc_str(wc.status));
         }
     }
 }
@@ -437,7 +436,7 @@ static void gone_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
                (GONE_MSGS == m.a && 0 == b.refused && 0 == b.ok && 0 == b.err) ? VERDICT_SAME
                                                                                : VERDICT_DIFFERS,
                "%d of %d sends arrived, then the peer destroyed its queue pair: %d more sends "
-               "posted (%d refused); within 2 s %d completed with success, %d with an error %s",
+               "posted (%d refused); within 2 s %d completed with success, %d with an error%s",
                m.a, GONE_MSGS, GONE_MSGS - b.refused, b.refused, b.ok, b.err, b.first_err);
 }
 
@@ -559,7 +558,7 @@ static void down_client(probe_env_t *env, probe_pair_t *p, probe_result_t *r)
                (IBV_PORT_DOWN == state && DOWN_MSGS == b.ok && 0 == m.a) ? VERDICT_SAME
                                                                          : VERDICT_DIFFERS,
                "%s down: port %s; %d sends: %d refused, %d completed with success, %d with an "
-               "error %s, %d arrived; port %s %.1f s after the link came back",
+               "error%s, %d arrived; port %s %.1f s after the link came back",
                env->port.ifname, IBV_PORT_DOWN == state ? "DOWN" : "not DOWN", DOWN_MSGS, b.refused,
                b.ok, b.err, b.first_err, m.a, back ? "ACTIVE again" : "still not ACTIVE", t_up);
 }
