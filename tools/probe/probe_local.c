@@ -9,6 +9,7 @@
 #include "core/tbrdma_gid.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -190,9 +191,38 @@ static void probe_holder(probe_env_t *env, int wfd, int rfd)
     _exit(0);
 }
 
+/* The holder's word (how many QPs it holds) within the probe's bound; 0 when none came. */
+static char probe_holder_word(probe_env_t *env, int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char held = 0;
+
+    for (double end = guard_now() + env->bound_s; !guard_stopped() && guard_now() < end;) {
+        if (1 == poll(&p, 1, 100)) {
+            return (1 == read(fd, &held, 1)) ? held : 0;
+        }
+    }
+    return 0;
+}
+
+/* Waits up to 5 s for the holder to exit (it does once its pipe closes), then ends it. */
+static void probe_holder_reap(pid_t pid)
+{
+    int st;
+
+    for (int i = 0; i < 500; i++) {
+        if (pid == waitpid(pid, &st, WNOHANG)) {
+            return;
+        }
+        usleep(10000);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, &st, 0);
+}
+
 static void probe_qp_cap_2proc(probe_env_t *env, probe_result_t *r)
 {
-    int up[2], down[2], err = 0, n = 0, st;
+    int up[2], down[2], err = 0, n = 0;
     char held = 0;
     pid_t pid;
 
@@ -208,14 +238,14 @@ static void probe_qp_cap_2proc(probe_env_t *env, probe_result_t *r)
     }
     close(up[1]);
     close(down[0]);
-    if (pid > 0 && 1 == read(up[0], &held, 1) && PROBE_HOLD_QPS == held) {
+    if (pid > 0 && PROBE_HOLD_QPS == (held = probe_holder_word(env, up[0]))) {
         n = probe_count_qps(env, PROBE_COUNT_MAX, &err);
     }
     res_release_all();
     close(down[1]); /* the holder releases its QPs and exits */
     close(up[0]);
     if (pid > 0) {
-        waitpid(pid, &st, 0);
+        probe_holder_reap(pid);
     }
     if (PROBE_HOLD_QPS != held) {
         result_untested(r, "the second process could not create %d QPs (it made %d)",
