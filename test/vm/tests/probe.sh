@@ -3,7 +3,8 @@
 # VM tier: tbrdma-probe (the field self-test) against real kernel verbs (rxe) on the vm1-vm2
 # cable: server on vm2, client on vm1 with --link-down (root here; the link is restored). The
 # cable gets jumbo frames (MTU 9000) for the run, so that rxe can carry path MTU 4096 (with
-# 1500 the mtu-4096 probe declines: rxe's sends would never complete); 1500 again at the end.
+# 1500 the mtu-4096 probe declines: rxe's sends would never complete); 1500 again at the end,
+# where a second, short run checks that the probe does decline.
 # Every probe must report, and the probes whose verdict is "differs" must be exactly those the
 # table "Differences from Soft-RoCE (rxe)" of test/sim/README.md names in its column
 # "tbrdma-probe": any other probe must be "same" (none "could not test"). Prints each probe's
@@ -68,4 +69,16 @@ tbvm_expect "probes that differ = the README's rxe differences" "$differs" \
 tbvm_expect "probes that could not test" "$(grep -c '"could not test"' "$out")" 0
 tbvm_expect "$if1 is up again after port-down" \
     "$(ip -o link show "$if1" | grep -c '[<,]UP[,>]')" 1
+
+echo "== mtu-4096 at MTU 1500: the probe declines instead of wedging rxe"
+cleanup
+tbvm_on vm2 "timeout -k 5 60 $bin --server --device $dev2 --timeout 50 >/dev/null 2>&1" &
+spid=$!
+timeout -k 5 60 "$bin" --client vm2 --device "$dev1" --peer-device "$dev2" --only mtu-4096 \
+    --timeout 50 --json >"$out" 2>&1
+wait "$spid"
+sed 's/^/  mtu1500| /' "$out"
+tbvm_expect "mtu-4096 at MTU 1500" "$(sed -n 's/.*"name": "mtu-4096".*"verdict": "\([^"]*\)".*/\1/p' "$out")" \
+    "could not test"
+tbvm_expect "... because of the interface's MTU" "$(grep -c "interface $if1 has MTU 1500" "$out")" 1
 exit $((TBVM_FAILS > 0))
