@@ -193,6 +193,29 @@ static int selected(const probe_env_t *env, const char *name)
     return NULL == env->only;
 }
 
+/* The probe of index i of the whole list (host probes, then pair probes). */
+static const probe_def_t *def_at(int i)
+{
+    return i < probe_local_count ? &probe_local_defs[i] : pair_def(i - probe_local_count);
+}
+
+/* NULL when every name of --only is a probe, else the first unknown one (in buf). */
+static const char *only_unknown(const probe_env_t *env, char *buf, size_t len)
+{
+    for (const char *s = env->only; NULL != s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+        int known = 0;
+
+        snprintf(buf, len, "%.*s", (int) strcspn(s, ","), s);
+        for (int i = 0; i < probe_local_count + pair_count() && !known; i++) {
+            known = 0 == strcmp(buf, def_at(i)->name);
+        }
+        if (!known) {
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 static void list_probes(void)
 {
     for (int i = 0; i < probe_local_count + pair_count(); i++) {
@@ -409,6 +432,7 @@ static int probe(probe_env_t *env, const main_opts_t *mo)
 
 int main(int argc, char **argv)
 {
+    char name[PROBE_NAME_LEN];
     main_opts_t mo;
     probe_env_t env;
     int rc;
@@ -419,6 +443,10 @@ int main(int argc, char **argv)
     if (mo.list) {
         list_probes();
         return EXIT_SAME;
+    }
+    if (NULL != only_unknown(&env, name, sizeof(name))) {
+        fprintf(stderr, "%s: --only: no probe named '%s' (see --list)\n", argv[0], name);
+        return EXIT_USAGE;
     }
     guard_install(mo.total_s);
     rc = prepare(&env);

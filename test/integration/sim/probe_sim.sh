@@ -9,7 +9,8 @@
 #   - a running MPI job (a process named orted on the host) is refused (status 4), --force runs;
 #   - Ctrl-C in the middle of the port-down probe (interface down) stops with status 130, brings
 #     the interface back up and leaves no QP or MR slot held; the server ends too;
-#   - --timeout bounds a client without a server and a server without a client.
+#   - --only refuses an unknown probe name; --timeout bounds a client without a server and a
+#     server without a client.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 require_env
@@ -124,6 +125,11 @@ sed 's/^/  int| /' "$tmp/int.out"
 check_grep "the report says it stopped" "$tmp/int.out" 'stopped early: interrupted \(SIGINT\)'
 check "en2 is up again" bash -c "$tbc exec mac-a -- ip -o link show en2 | grep -q '[<,]UP[,>]'"
 check "no QP or MR slot held after the interrupt" "$TBSIMCTL" held
+
+echo "== usage"
+"$probe" --only device,no-such-probe >/dev/null 2>"$tmp/usage.err"
+expect "--only with an unknown probe: status" 2 "$?"
+check_grep "... names it" "$tmp/usage.err" "no probe named 'no-such-probe'"
 
 echo "== time bounds"
 t0=$(date +%s)
