@@ -1,7 +1,7 @@
 /*
  * Loading the verbs library with dlopen and resolving the control-path functions into
  * tbrdma_verbs_fn (see btl_tbrdma_verbs_load.h). Moved here from btl_tbrdma_verbs.c so that the
- * plugin and tbrdma-probe load verbs the same way.
+ * plugin and tbrdma-fieldtest load verbs the same way.
  */
 #include "btl_tbrdma_verbs_load.h"
 

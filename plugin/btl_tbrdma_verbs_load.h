@@ -2,7 +2,7 @@
  * Loading the verbs library: dlopen (JACCL's way: macOS ships librdma.dylib and nothing links
  * it at build time) and one table of the resolved control-path functions. Shared by the
  * plugin's verbs backend (btl_tbrdma_verbs.c) and the tools that need plain verbs
- * (tbrdma-probe), so every program of tbrdma loads librdma.dylib, libibverbs or libtbsim the
+ * (tbrdma-fieldtest), so every program of tbrdma loads librdma.dylib, libibverbs or libtbsim the
  * same way. The post/poll calls are verbs.h's inlines (through ctx->ops) and need no symbol;
  * the one-SGE post helpers below are shared by both as well.
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tbrdma-probe (the field self-test) against the simulator, which must agree with itself: on two
+# tbrdma-fieldtest (the field self-test) against the simulator, which must agree with itself: on two
 # simulated Macs every probe, single-host and two-host (with --link-down), reports "same", and
 # each names a row of test/sim/README.md that exists. Then the probe itself is shown able to
 # fail and to be safe:
@@ -14,7 +14,7 @@
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 require_env
-probe="$build/tools/tbrdma-probe"
+probe="$build/tools/tbrdma-fieldtest"
 readme="$top/test/sim/README.md"
 [ -x "$probe" ] || fatal "missing $probe (build first: ./build.sh)"
 cluster_up --hosts 2 --addressing p2p

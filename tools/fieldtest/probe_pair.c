@@ -170,7 +170,7 @@ int pair_serve(probe_env_t *env)
             return -1;
         }
         chan_set_epoch(m.epoch);
-        fprintf(stderr, "tbrdma-probe: serving %s\n", def->name);
+        fprintf(stderr, "tbrdma-fieldtest: serving %s\n", def->name);
         if (0 != pair_setup(env, def, &p)) {
             return -1;
         }

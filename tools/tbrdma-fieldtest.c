@@ -1,5 +1,5 @@
 /*
- * tbrdma-probe: a field self-test for Macs with RDMA over Thunderbolt. It measures, on the
+ * tbrdma-fieldtest: a field self-test for Macs with RDMA over Thunderbolt. It measures, on the
  * user's hardware, each rule the fabric simulator (test/sim) assumes, and prints a report with a
  * verdict per probe: same, differs, or could not test. Single-host probes run alone; with one
  * host as --server and the other as --client HOST (a TCP side channel over any shared network)
@@ -12,7 +12,8 @@
  */
 #include "btl_tbrdma_netif.h"
 #include "core/tbrdma_diag.h"
-#include "probe/probe.h"
+#include "fieldtest/probe.h"
+#include "tool_usage.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -83,10 +84,7 @@ static void usage(FILE *out, const char *argv0)
             argv0, argv0, argv0);
     fprintf(out, "Measures this Mac's RDMA over Thunderbolt against the rules the tbrdma fabric\n"
                  "simulator assumes, and reports what differs.\n\nOptions:\n");
-    for (size_t i = 0; NULL != longopts[i].name; i++) {
-        fprintf(out, "  -%c, --%s%s%s\n        %s\n", longopts[i].val, longopts[i].name,
-                '\0' != help[i][0][0] ? " " : "", help[i][0], help[i][1]);
-    }
+    tbrdma_tool_options(out, longopts, help);
     fprintf(out,
             "\nExit status: 0 all same; 1 a probe differs or could not test; 2 usage; 3 no\n"
             "usable port; 4 an MPI job runs (see --force); 5 side channel failed; 130 stopped.\n");
@@ -280,12 +278,12 @@ static int prepare(probe_env_t *env)
     }
     if (0 != tbrdma_verbs_open(env->lib, err, sizeof(err))) {
         tbrdma_diag_no_library_message(env->host, env->lib, err, msg, sizeof(msg));
-        fprintf(stderr, "tbrdma-probe: %s\n", msg);
+        fprintf(stderr, "tbrdma-fieldtest: %s\n", msg);
         return EXIT_NODEV;
     }
     if (!env->force && guard_mpi_running(who, sizeof(who))) {
         fprintf(stderr,
-                "tbrdma-probe: host %s: an MPI job is running (%s); the probes would take its "
+                "tbrdma-fieldtest: host %s: an MPI job is running (%s); the probes would take its "
                 "queue pairs and memory regions and disturb it. Run again when it ended, or "
                 "with --force.\n",
                 env->host, who);
@@ -383,14 +381,14 @@ static int serve(probe_env_t *env, const main_opts_t *mo)
     char err[512] = "";
     int rc;
 
-    fprintf(stderr, "tbrdma-probe: host %s waits for a client on TCP port %d\n", env->host,
+    fprintf(stderr, "tbrdma-fieldtest: host %s waits for a client on TCP port %d\n", env->host,
             env->tcp_port);
     env->fd = chan_listen(env->tcp_port, guard_now() + mo->total_s);
     if (env->fd < 0 || 0 != server_handshake(env, err, sizeof(err))) {
-        fprintf(stderr, "tbrdma-probe: %s\n", '\0' != err[0] ? err : "no client came");
+        fprintf(stderr, "tbrdma-fieldtest: %s\n", '\0' != err[0] ? err : "no client came");
         return guard_stopped() ? EXIT_STOPPED : EXIT_CHANNEL;
     }
-    fprintf(stderr, "tbrdma-probe: serving %s on %s\n", env->peer_name, env->port.device);
+    fprintf(stderr, "tbrdma-fieldtest: serving %s on %s\n", env->peer_name, env->port.device);
     rc = pair_serve(env);
     if (guard_stopped()) {
         return EXIT_STOPPED;
@@ -408,13 +406,13 @@ static int probe(probe_env_t *env, const main_opts_t *mo)
     if (NULL != env->peer_host) {
         env->fd = chan_connect(env->peer_host, env->tcp_port, guard_now() + 30.0);
         if (env->fd < 0 || 0 != client_handshake(env, err, sizeof(err))) {
-            fprintf(stderr, "tbrdma-probe: side channel to %s: %s\n", env->peer_host,
+            fprintf(stderr, "tbrdma-fieldtest: side channel to %s: %s\n", env->peer_host,
                     '\0' != err[0] ? err : "cannot connect");
             return guard_stopped() ? EXIT_STOPPED : EXIT_CHANNEL;
         }
     } else if (0 != pv_choose_port(env, NULL, 0, err, sizeof(err))
                || 0 != pv_open(env, err, sizeof(err))) {
-        fprintf(stderr, "tbrdma-probe: %s\n", err);
+        fprintf(stderr, "tbrdma-fieldtest: %s\n", err);
         return EXIT_NODEV;
     }
     n = run_probes(env, res);

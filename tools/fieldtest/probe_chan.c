@@ -1,5 +1,5 @@
 /*
- * The TCP side channel between tbrdma-probe --server and --client (any network the hosts share,
+ * The TCP side channel between tbrdma-fieldtest --server and --client (any network the hosts share,
  * like uc_pingpong's): fixed-size messages, every wait bounded by a deadline and by the stop
  * flag, so a silent peer never hangs the probe.
  */
@@ -63,7 +63,7 @@ int chan_listen(int port, double deadline)
     sa.sin6_port = htons((uint16_t) port);
     sa.sin6_addr = in6addr_any;
     if (0 != bind(lfd, (struct sockaddr *) &sa, sizeof(sa)) || 0 != listen(lfd, 1)) {
-        fprintf(stderr, "tbrdma-probe: side channel: cannot listen on TCP port %d: %s\n", port,
+        fprintf(stderr, "tbrdma-fieldtest: side channel: cannot listen on TCP port %d: %s\n", port,
                 strerror(errno));
         close(lfd);
         return -1;
@@ -106,7 +106,7 @@ int chan_connect(const char *host, int port, double deadline)
     hints.ai_socktype = SOCK_STREAM;
     snprintf(svc, sizeof(svc), "%d", port);
     if (0 != getaddrinfo(host, svc, &hints, &res)) {
-        fprintf(stderr, "tbrdma-probe: side channel: cannot resolve host %s\n", host);
+        fprintf(stderr, "tbrdma-fieldtest: side channel: cannot resolve host %s\n", host);
         return -1;
     }
     while (fd < 0 && !guard_stopped() && guard_now() < deadline) {

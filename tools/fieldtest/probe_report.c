@@ -1,5 +1,5 @@
 /*
- * The report of tbrdma-probe: a human table, --json (one probe object per line, so that a
+ * The report of tbrdma-fieldtest: a human table, --json (one probe object per line, so that a
  * line-based reader can pick one out) and --markdown (a table to paste into an issue). The
  * formats are documented in docs/field-validation.md; add fields only at the end.
  */
@@ -88,7 +88,7 @@ static void report_json(const probe_env_t *env, const probe_result_t *res, int n
 {
     int c[3];
 
-    printf("{\"tool\": \"tbrdma-probe\", \"version\": %d, \"host\": ", PROBE_VERSION);
+    printf("{\"tool\": \"tbrdma-fieldtest\", \"version\": %d, \"host\": ", PROBE_VERSION);
     json_str(env->host);
     printf(", \"device\": ");
     json_str(env->port.device);
@@ -130,11 +130,12 @@ static void report_markdown(const probe_env_t *env, const probe_result_t *res, i
     int c[3];
 
     strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    printf("### tbrdma-probe report: %s %s (%s)", env->host, env->port.device, env->port.ifname);
+    printf("### tbrdma-fieldtest report: %s %s (%s)", env->host, env->port.device,
+           env->port.ifname);
     if ('\0' != env->peer_name[0]) {
         printf(" to %s %s", env->peer_name, env->peer_port.device);
     }
-    printf("\n\nverbs library `%s`, %s, tbrdma-probe version %d%s%s\n\n", env->lib, date,
+    printf("\n\nverbs library `%s`, %s, tbrdma-fieldtest version %d%s%s\n\n", env->lib, date,
            PROBE_VERSION, NULL != stopped ? "; stopped early: " : "",
            NULL != stopped ? stopped : "");
     printf("| probe | simulator assumes | rule (test/sim/README.md) | observed | verdict |\n");
@@ -164,8 +165,8 @@ static void report_table(const probe_env_t *env, const probe_result_t *res, int 
 {
     int c[3];
 
-    printf("tbrdma-probe %d: host %s, device %s (%s), verbs library %s", PROBE_VERSION, env->host,
-           env->port.device, env->port.ifname, env->lib);
+    printf("tbrdma-fieldtest %d: host %s, device %s (%s), verbs library %s", PROBE_VERSION,
+           env->host, env->port.device, env->port.ifname, env->lib);
     if ('\0' != env->peer_name[0]) {
         printf(", peer %s %s", env->peer_name, env->peer_port.device);
     }

@@ -1,21 +1,21 @@
 #!/bin/bash
 # tbvm-vms: 2
-# VM tier: tbrdma-probe (the field self-test) against real kernel verbs (rxe) on the vm1-vm2
+# VM tier: tbrdma-fieldtest (the field self-test) against real kernel verbs (rxe) on the vm1-vm2
 # cable: server on vm2, client on vm1 with --link-down (root here; the link is restored). The
 # cable gets jumbo frames (MTU 9000) for the run, so that rxe can carry path MTU 4096 (with
 # 1500 the mtu-4096 probe declines: rxe's sends would never complete); 1500 again at the end,
 # where a second, short run checks that the probe does decline.
 # Every probe must report, and the probes whose verdict is "differs" must be exactly those the
 # table "Differences from Soft-RoCE (rxe)" of test/sim/README.md names in its column
-# "tbrdma-probe": any other probe must be "same" (none "could not test"). Prints each probe's
+# "tbrdma-fieldtest": any other probe must be "same" (none "could not test"). Prints each probe's
 # line "vm: probe NAME VERDICT: OBSERVED" so that the closing note can show rxe's report.
 . "$TBVM_REPO/test/vm/guest/lib.sh"
 
-bin="${TBRDMA_PROBE:-$(tbvm_project_build)/tools/tbrdma-probe}"
+bin="${TBRDMA_FIELDTEST:-$(tbvm_project_build)/tools/tbrdma-fieldtest}"
 readme="$TBVM_REPO/test/sim/README.md"
-out=/tmp/tbvm-probe.json
+out=/tmp/tbvm-fieldtest.json
 if [ ! -x "$bin" ]; then
-    echo "SKIP: tbrdma-probe not built ($bin missing)"
+    echo "SKIP: tbrdma-fieldtest not built ($bin missing)"
     exit 77
 fi
 read -r if1 dev1 _ < <(tbvm_cable vm1 vm2)
@@ -40,15 +40,15 @@ expected_differs()
         grep -o '`[a-z0-9-]*`' | tr -d '`' | sort -u
 }
 
-tbvm_on vm2 "timeout -k 5 200 $bin --server --device $dev2 --timeout 180 >/tmp/tbvm-probe.server 2>&1" &
+tbvm_on vm2 "timeout -k 5 200 $bin --server --device $dev2 --timeout 180 >/tmp/tbvm-fieldtest.server 2>&1" &
 spid=$!
 timeout -k 5 200 "$bin" --client vm2 --device "$dev1" --peer-device "$dev2" --link-down \
-    --timeout 180 --json >"$out" 2>/tmp/tbvm-probe.client
+    --timeout 180 --json >"$out" 2>/tmp/tbvm-fieldtest.client
 rc=$?
 wait "$spid"
 src=$?
-tbvm_on vm2 "cat /tmp/tbvm-probe.server" | sed 's/^/  server| /'
-sed 's/^/  client| /' /tmp/tbvm-probe.client
+tbvm_on vm2 "cat /tmp/tbvm-fieldtest.server" | sed 's/^/  server| /'
+sed 's/^/  client| /' /tmp/tbvm-fieldtest.client
 sed -n 's/^  {"name": "\([^"]*\)".*"verdict": "\([^"]*\)".*"observed": "\(.*\)", "why": "\(.*\)", "seconds.*/vm: probe \1 \2: \3 \4/p' "$out"
 echo "vm: probe client status $rc, server status $src"
 

@@ -1,5 +1,5 @@
 /*
- * tbrdma-probe: measures on real hardware each rule the fabric simulator (test/sim, libtbsim)
+ * tbrdma-fieldtest: measures on real hardware each rule the fabric simulator (test/sim, libtbsim)
  * assumes about Apple's RDMA over Thunderbolt, and reports what differs. Shared declarations of
  * the probe's parts:
  *   probe_res.c     every verbs object a probe creates, released in one place (also on Ctrl-C)
@@ -9,8 +9,8 @@
  *   probe_local.c   single-host probes;  probe_pair.c / probe_pair2.c  two-host probes
  *   probe_report.c  the table, --json and --markdown
  */
-#ifndef TBRDMA_PROBE_H
-#define TBRDMA_PROBE_H
+#ifndef TBRDMA_FIELDTEST_H
+#define TBRDMA_FIELDTEST_H
 
 #include "btl_tbrdma_verbs_load.h"
 #include "core/tbrdma_types.h"
@@ -194,4 +194,4 @@ typedef enum { REPORT_TABLE, REPORT_JSON, REPORT_MARKDOWN } report_format_t;
 void report_print(report_format_t fmt, const probe_env_t *env, const probe_result_t *res, int n,
                   const char *stopped);
 
-#endif /* TBRDMA_PROBE_H */
+#endif /* TBRDMA_FIELDTEST_H */

@@ -1,5 +1,5 @@
 /*
- * What keeps tbrdma-probe safe: a stop flag set by SIGINT, SIGTERM, SIGHUP or the total time
+ * What keeps tbrdma-fieldtest safe: a stop flag set by SIGINT, SIGTERM, SIGHUP or the total time
  * bound (SIGALRM), which every wait of the probes checks, so a probe unwinds and main releases
  * everything; the check for a running MPI job; taking a link down and always bringing it back.
  */
@@ -244,6 +244,6 @@ void guard_restore(void)
     char err[128];
 
     if ('\0' != guard_downed[0] && 0 != guard_link_set(guard_downed, 1, err, sizeof(err))) {
-        fprintf(stderr, "tbrdma-probe: %s; bring it up by hand\n", err);
+        fprintf(stderr, "tbrdma-fieldtest: %s; bring it up by hand\n", err);
     }
 }
