@@ -1,14 +1,9 @@
 /*
- * The verbs backend: the only file of tbrdma that calls ibv_*. It loads the verbs library with
- * dlopen (JACCL's way: macOS ships librdma.dylib and nothing links it at build time) and keeps
- * the resolved functions in one static table; discovery reads every device's ports and GID
- * tables through it and asks btl_tbrdma_netif for the paired interface's facts.
- *
- * rdma-core's verbs.h turns several names into macros or inlines that call other exported
- * symbols (ibv_query_port, ibv_reg_mr, ibv_get_device_list): this file never uses those names
- * as calls, only the table's typed pointers. The exported ibv_query_port fills the short
- * compat struct, a prefix of struct ibv_port_attr, so the struct is zeroed first.
- * Not thread-safe: open/close/discover run once, from component init or a tool's main().
+ * The verbs backend: the only file of the plugin that calls ibv_*, through the table that
+ * btl_tbrdma_verbs_load.c resolves with dlopen (shared with the tools). Discovery reads every
+ * device's ports and GID tables through it and asks btl_tbrdma_netif for the paired
+ * interface's facts. Not thread-safe: open/close/discover run once, from component init or a
+ * tool's main().
  *
  * The data path (second half): one context, protection domain and completion queue per device,
  * UC queue pairs taken to INIT/RTR/RTS exactly as Apple's stack accepts them (access flags 0,
@@ -18,129 +13,15 @@
  */
 #include "btl_tbrdma_verbs.h"
 #include "btl_tbrdma_netif.h"
+#include "btl_tbrdma_verbs_load.h"
 #include "core/tbrdma_gid.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef __APPLE__
-#define VERBS_DEFAULT_LIB "librdma.dylib"
-#else
-#define VERBS_DEFAULT_LIB "libibverbs.so.1"
-#endif
-
-#define VERBS_PATH_MAX 4096
-
-/* The resolved functions; the names drop "ibv_" so that no verbs.h macro applies. */
-typedef struct verbs_table {
-    struct ibv_device **(*get_device_list)(int *num_devices);
-    void (*free_device_list)(struct ibv_device **list);
-    const char *(*get_device_name)(struct ibv_device *device);
-    struct ibv_context *(*open_device)(struct ibv_device *device);
-    int (*close_device)(struct ibv_context *context);
-    int (*query_device)(struct ibv_context *context, struct ibv_device_attr *attr);
-    int (*query_port)(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr);
-    int (*query_gid)(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid);
-    struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
-    int (*dealloc_pd)(struct ibv_pd *pd);
-    struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);
-    int (*dereg_mr)(struct ibv_mr *mr);
-    struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe, void *cq_context,
-                                struct ibv_comp_channel *channel, int comp_vector);
-    int (*destroy_cq)(struct ibv_cq *cq);
-    struct ibv_qp *(*create_qp)(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
-    int (*destroy_qp)(struct ibv_qp *qp);
-    int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
-} verbs_table_t;
-
-typedef struct verbs_symbol {
-    const char *name;
-    size_t offset; /* of the pointer in verbs_table_t */
-} verbs_symbol_t;
-
-#define VERBS_SYMBOL(field)                           \
-    {                                                 \
-        "ibv_" #field, offsetof(verbs_table_t, field) \
-    }
-
-static const verbs_symbol_t verbs_symbols[] = {
-    VERBS_SYMBOL(get_device_list), VERBS_SYMBOL(free_device_list), VERBS_SYMBOL(get_device_name),
-    VERBS_SYMBOL(open_device),     VERBS_SYMBOL(close_device),     VERBS_SYMBOL(query_device),
-    VERBS_SYMBOL(query_port),      VERBS_SYMBOL(query_gid),        VERBS_SYMBOL(alloc_pd),
-    VERBS_SYMBOL(dealloc_pd),      VERBS_SYMBOL(reg_mr),           VERBS_SYMBOL(dereg_mr),
-    VERBS_SYMBOL(create_cq),       VERBS_SYMBOL(destroy_cq),       VERBS_SYMBOL(create_qp),
-    VERBS_SYMBOL(destroy_qp),      VERBS_SYMBOL(modify_qp),
-};
-
-static verbs_table_t verbs;
-static void *verbs_handle;
-static char verbs_path[VERBS_PATH_MAX];
-
-const char *tbrdma_verbs_default_lib(void)
-{
-    return VERBS_DEFAULT_LIB;
-}
-
-static int verbs_resolve(char *err, size_t errlen)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof(verbs_symbols) / sizeof(verbs_symbols[0]); i++) {
-        void *sym;
-
-        dlerror();
-        sym = dlsym(verbs_handle, verbs_symbols[i].name);
-        if (NULL == sym) {
-            const char *why = dlerror();
-            snprintf(err, errlen, "%s: symbol %s not found: %s", verbs_path, verbs_symbols[i].name,
-                     (NULL != why) ? why : "NULL");
-            return -ENOSYS;
-        }
-        /* POSIX guarantees object and function pointers convert through dlsym's void *. */
-        memcpy((char *) &verbs + verbs_symbols[i].offset, &sym, sizeof(sym));
-    }
-    return 0;
-}
-
-int tbrdma_verbs_open(const char *lib, char *err, size_t errlen)
-{
-    const char *path = (NULL == lib || '\0' == lib[0]) ? VERBS_DEFAULT_LIB : lib;
-    int rc;
-
-    if (NULL != verbs_handle) {
-        if (0 == strcmp(path, verbs_path)) {
-            return 0;
-        }
-        tbrdma_verbs_close();
-    }
-    snprintf(verbs_path, sizeof(verbs_path), "%s", path);
-    verbs_handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (NULL == verbs_handle) {
-        const char *why = dlerror();
-        snprintf(err, errlen, "%s", (NULL != why) ? why : path);
-        return -ENOENT;
-    }
-    rc = verbs_resolve(err, errlen);
-    if (0 != rc) {
-        tbrdma_verbs_close();
-    }
-    return rc;
-}
-
-void tbrdma_verbs_close(void)
-{
-    if (NULL != verbs_handle) {
-        dlclose(verbs_handle);
-    }
-    verbs_handle = NULL;
-    verbs_path[0] = '\0';
-    memset(&verbs, 0, sizeof(verbs));
-}
 
 /* Reads the GID table: a failing index is an empty slot (rxe fails on unset entries). */
 static void verbs_read_gids(struct ibv_context *ctx, int gid_tbl_len, tbrdma_port_info_t *port)
@@ -152,7 +33,7 @@ static void verbs_read_gids(struct ibv_context *ctx, int gid_tbl_len, tbrdma_por
         union ibv_gid gid;
 
         memset(&gid, 0, sizeof(gid));
-        if (0 != verbs.query_gid(ctx, (uint8_t) port->port_num, i, &gid)) {
+        if (0 != tbrdma_verbs_fn.query_gid(ctx, (uint8_t) port->port_num, i, &gid)) {
             memset(&gid, 0, sizeof(gid));
         }
         memcpy(port->gids[i].raw, gid.raw, sizeof(port->gids[i].raw));
@@ -179,7 +60,7 @@ static int verbs_query_port(struct ibv_context *ctx, const char *name, int port_
     int rc;
 
     memset(&attr, 0, sizeof(attr));
-    rc = verbs.query_port(ctx, (uint8_t) port_num, &attr);
+    rc = tbrdma_verbs_fn.query_port(ctx, (uint8_t) port_num, &attr);
     if (0 != rc) {
         return rc;
     }
@@ -201,15 +82,15 @@ static void verbs_discover_device(struct ibv_device *dev, tbrdma_port_info_t *po
                                   int *n_p)
 {
     struct ibv_device_attr attr;
-    const char *name = verbs.get_device_name(dev);
-    struct ibv_context *ctx = verbs.open_device(dev);
+    const char *name = tbrdma_verbs_fn.get_device_name(dev);
+    struct ibv_context *ctx = tbrdma_verbs_fn.open_device(dev);
     int p;
 
     if (NULL == ctx || NULL == name) {
         goto out_close;
     }
     memset(&attr, 0, sizeof(attr));
-    if (0 != verbs.query_device(ctx, &attr)) {
+    if (0 != tbrdma_verbs_fn.query_device(ctx, &attr)) {
         goto out_close;
     }
     for (p = 1; p <= attr.phys_port_cnt && *n_p < max; p++) {
@@ -219,7 +100,7 @@ static void verbs_discover_device(struct ibv_device *dev, tbrdma_port_info_t *po
     }
 out_close:
     if (NULL != ctx) {
-        verbs.close_device(ctx);
+        tbrdma_verbs_fn.close_device(ctx);
     }
 }
 
@@ -229,12 +110,12 @@ int tbrdma_verbs_discover(tbrdma_port_info_t *ports, int max, int *nports_p, cha
     struct ibv_device **list;
     int ndev = 0, n = 0, i;
 
-    if (NULL == verbs_handle) {
+    if (!tbrdma_verbs_loaded()) {
         snprintf(err, errlen, "no verbs library is loaded");
         return -EINVAL;
     }
     errno = 0;
-    list = verbs.get_device_list(&ndev);
+    list = tbrdma_verbs_fn.get_device_list(&ndev);
     if (NULL == list) {
         int error = errno;
         /* libibverbs without RDMA in the kernel: no device, not an error. */
@@ -242,13 +123,14 @@ int tbrdma_verbs_discover(tbrdma_port_info_t *ports, int max, int *nports_p, cha
             *nports_p = 0;
             return 0;
         }
-        snprintf(err, errlen, "%s: ibv_get_device_list failed: %s", verbs_path, strerror(error));
+        snprintf(err, errlen, "%s: ibv_get_device_list failed: %s", tbrdma_verbs_path(),
+                 strerror(error));
         return -error;
     }
     for (i = 0; i < ndev && NULL != list[i]; i++) {
         verbs_discover_device(list[i], ports, max, &n);
     }
-    verbs.free_device_list(list);
+    tbrdma_verbs_fn.free_device_list(list);
     *nports_p = n;
     return 0;
 }
@@ -278,21 +160,21 @@ static struct ibv_context *verbs_open_by_name(const char *name, int *rc_p)
     int ndev = 0;
 
     *rc_p = -ENODEV;
-    list = verbs.get_device_list(&ndev);
+    list = tbrdma_verbs_fn.get_device_list(&ndev);
     if (NULL == list) {
         *rc_p = -(0 != errno ? errno : ENODEV);
         return NULL;
     }
     for (int i = 0; i < ndev && NULL != list[i]; i++) {
-        const char *n = verbs.get_device_name(list[i]);
+        const char *n = tbrdma_verbs_fn.get_device_name(list[i]);
 
         if (NULL != n && 0 == strcmp(n, name)) {
-            ctx = verbs.open_device(list[i]);
+            ctx = tbrdma_verbs_fn.open_device(list[i]);
             *rc_p = (NULL != ctx) ? 0 : -(0 != errno ? errno : ENODEV);
             break;
         }
     }
-    verbs.free_device_list(list);
+    tbrdma_verbs_fn.free_device_list(list);
     return ctx;
 }
 
@@ -313,14 +195,14 @@ int tbrdma_verbs_dev_open(const char *name, int port_num, int cqe, tbrdma_vdev_t
         snprintf(err, errlen, "device %s: cannot open it: %s", name, strerror(-rc));
         goto err_free_dev;
     }
-    dev->pd = verbs.alloc_pd(dev->ctx);
+    dev->pd = tbrdma_verbs_fn.alloc_pd(dev->ctx);
     if (NULL == dev->pd) {
         rc = -(0 != errno ? errno : ENOMEM);
         snprintf(err, errlen, "device %s: ibv_alloc_pd failed: %s%s", name, strerror(-rc),
                  -ENXIO == rc ? " (the port is DOWN)" : "");
         goto err_close_ctx;
     }
-    dev->cq = verbs.create_cq(dev->ctx, cqe, NULL, NULL, 0);
+    dev->cq = tbrdma_verbs_fn.create_cq(dev->ctx, cqe, NULL, NULL, 0);
     if (NULL == dev->cq) {
         rc = -(0 != errno ? errno : ENOMEM);
         snprintf(err, errlen, "device %s: ibv_create_cq of %d entries failed: %s", name, cqe,
@@ -331,9 +213,9 @@ int tbrdma_verbs_dev_open(const char *name, int port_num, int cqe, tbrdma_vdev_t
     return 0;
 
 err_dealloc_pd:
-    verbs.dealloc_pd(dev->pd);
+    tbrdma_verbs_fn.dealloc_pd(dev->pd);
 err_close_ctx:
-    verbs.close_device(dev->ctx);
+    tbrdma_verbs_fn.close_device(dev->ctx);
 err_free_dev:
     free(dev);
     return rc;
@@ -344,16 +226,16 @@ void tbrdma_verbs_dev_close(tbrdma_vdev_t *dev)
     if (NULL == dev) {
         return;
     }
-    verbs.destroy_cq(dev->cq);
-    verbs.dealloc_pd(dev->pd);
-    verbs.close_device(dev->ctx);
+    tbrdma_verbs_fn.destroy_cq(dev->cq);
+    tbrdma_verbs_fn.dealloc_pd(dev->pd);
+    tbrdma_verbs_fn.close_device(dev->ctx);
     free(dev);
 }
 
 int tbrdma_verbs_mr_reg(tbrdma_vdev_t *dev, void *addr, size_t len, tbrdma_vmr_t *mr, char *err,
                         size_t errlen)
 {
-    struct ibv_mr *m = verbs.reg_mr(dev->pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
+    struct ibv_mr *m = tbrdma_verbs_fn.reg_mr(dev->pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
 
     if (NULL == m) {
         int rc = 0 != errno ? errno : ENOMEM;
@@ -370,7 +252,7 @@ int tbrdma_verbs_mr_reg(tbrdma_vdev_t *dev, void *addr, size_t len, tbrdma_vmr_t
 void tbrdma_verbs_mr_dereg(tbrdma_vmr_t *mr)
 {
     if (NULL != mr->handle) {
-        verbs.dereg_mr(mr->handle);
+        tbrdma_verbs_fn.dereg_mr(mr->handle);
     }
     mr->handle = NULL;
     mr->lkey = 0;
@@ -385,8 +267,8 @@ static int verbs_qp_init(struct ibv_qp *qp, int port_num)
     attr.pkey_index = 0;
     attr.port_num = (uint8_t) port_num;
     attr.qp_access_flags = 0; /* send/receive only: Macs take 0 (perftest's patch for TN3205) */
-    return verbs.modify_qp(qp, &attr,
-                           IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    return tbrdma_verbs_fn.modify_qp(
+        qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
 int tbrdma_verbs_qp_create(tbrdma_vdev_t *dev, uint32_t max_send, uint32_t max_recv,
@@ -410,7 +292,7 @@ int tbrdma_verbs_qp_create(tbrdma_vdev_t *dev, uint32_t max_send, uint32_t max_r
     ia.cap.max_recv_sge = VERBS_SGE_MAX;
     ia.cap.max_inline_data = 0;
     q->dev = dev;
-    q->qp = verbs.create_qp(dev->pd, &ia);
+    q->qp = tbrdma_verbs_fn.create_qp(dev->pd, &ia);
     if (NULL == q->qp) {
         rc = 0 != errno ? errno : ENOMEM;
         snprintf(err, errlen, "device %s: ibv_create_qp (UC) failed: %s%s", dev->name, strerror(rc),
@@ -446,7 +328,7 @@ static int verbs_qp_rtr(struct ibv_qp *qp, int port_num, int sgid_index, const t
     attr.ah_attr.grh.sgid_index = (uint8_t) sgid_index;
     attr.ah_attr.grh.hop_limit = 1; /* one cable, no router: what Macs use */
     memcpy(attr.ah_attr.grh.dgid.raw, peer->gid, sizeof(attr.ah_attr.grh.dgid.raw));
-    return verbs.modify_qp(
+    return tbrdma_verbs_fn.modify_qp(
         qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
 }
 
@@ -466,7 +348,7 @@ int tbrdma_verbs_qp_connect(tbrdma_vqp_t *q, int sgid_index, uint32_t psn,
     memset(&attr, 0, sizeof(attr));
     attr.qp_state = IBV_QPS_RTS;
     attr.sq_psn = psn;
-    rc = verbs.modify_qp(q->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+    rc = tbrdma_verbs_fn.modify_qp(q->qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
     if (0 != rc) {
         snprintf(err, errlen, "device %s: changing queue pair 0x%x to RTS failed with errno %d: %s",
                  q->dev->name, q->qp->qp_num, rc, strerror(rc));
@@ -480,35 +362,20 @@ void tbrdma_verbs_qp_destroy(tbrdma_vqp_t *q)
     if (NULL == q) {
         return;
     }
-    verbs.destroy_qp(q->qp);
+    tbrdma_verbs_fn.destroy_qp(q->qp);
     free(q);
 }
 
 int tbrdma_verbs_post_send(tbrdma_vqp_t *q, uint64_t wr_id, const void *addr, uint32_t len,
                            uint32_t lkey)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) addr, .length = len, .lkey = lkey};
-    struct ibv_send_wr wr, *bad = NULL;
-
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED; /* every send: Macs do not honour selective signaling */
-    return ibv_post_send(q->qp, &wr, &bad);
+    /* every send signaled: Macs do not honour selective signaling */
+    return tbrdma_verbs_send1(q->qp, wr_id, addr, len, lkey, IBV_SEND_SIGNALED);
 }
 
 int tbrdma_verbs_post_recv(tbrdma_vqp_t *q, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) addr, .length = len, .lkey = lkey};
-    struct ibv_recv_wr wr, *bad = NULL;
-
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    return ibv_post_recv(q->qp, &wr, &bad);
+    return tbrdma_verbs_recv1(q->qp, wr_id, addr, len, lkey);
 }
 
 #define VERBS_POLL_BATCH 32
@@ -536,7 +403,7 @@ int tbrdma_verbs_port_active(tbrdma_vdev_t *dev)
     struct ibv_port_attr attr;
 
     memset(&attr, 0, sizeof(attr));
-    if (0 != verbs.query_port(dev->ctx, (uint8_t) dev->port_num, &attr)) {
+    if (0 != tbrdma_verbs_fn.query_port(dev->ctx, (uint8_t) dev->port_num, &attr)) {
         return 0;
     }
     return IBV_PORT_ACTIVE == attr.state;
