@@ -67,6 +67,20 @@ build_mpi_program()
     fi
 }
 
+# The MPI test programs of test/mpi for the MPI tests (guest/mpi.sh), compiled on the host.
+build_test_programs()
+{
+    local c p
+    for c in "$TBVM_REPO"/test/mpi/tb_*.c; do
+        p=$(basename "$c" .c)
+        if [ ! -x "$TBVM_BUILD/bin/$p" ] || [ "$c" -nt "$TBVM_BUILD/bin/$p" ] ||
+            [ "$TBVM_REPO/test/mpi/tb_common.h" -nt "$TBVM_BUILD/bin/$p" ]; then
+            mpicc -O2 -Wall -o "$TBVM_BUILD/bin/$p" "$c" -lpthread ||
+                echo "vm tier: mpicc failed on $p.c; the MPI tests will report it"
+        fi
+    done
+}
+
 # Boots N VMs once and runs the given tests in vm1; appends the results to $RESULTS.
 run_boot()
 {
@@ -103,6 +117,7 @@ main()
     [ ${#tests[@]} -gt 0 ] || tests=("$TBVM_DIR"/tests/*.sh)
     preflight
     build_mpi_program
+    build_test_programs
     RESULTS="$TBVM_BUILD/tier-results.$$"
     : >"$RESULTS"
     counts=$(test_counts "${tests[@]}")
