@@ -12,6 +12,8 @@ packages=(
     # real verbs: rdma-core, and Soft-RoCE inside qemu VMs
     rdma-core ibverbs-utils ibverbs-providers
     qemu-system-x86 busybox-static kmod dropbear-bin openssh-client xz-utils
+    # the VM tier's reference transport: Open MPI's pml ucx over the rxe devices
+    libucx0
     # Open MPI 5.0 in a Debian 13 chroot
     debootstrap
     # tools used by tests; third-party MPI codes run over tbrdma

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Guest-side helpers of the VM tier's MPI tests (sourced by tests/mpi_tbrdma_*.sh inside vm1):
+# Guest-side helpers of the VM tier's MPI tests (sourced by tests/mpi_*.sh inside vm1):
 # the project's MPI test programs of test/mpi (built on the host by run-tier.sh into
 # $TBVM_BUILD/bin) run with one rank per VM across every VM of the boot over the rxe devices;
 # every rank's "tbtest NAME: rank R of N OK" line is required, and the rxe packet counters of
@@ -87,13 +87,13 @@ tbvm_mpi_ranks_ok()
     return 1
 }
 
-# tbvm_mpi_suite WHAT "PROGRAM ARGS"... -- MPIRUN-ARGS...: each program over one transport,
-# checked by tbvm_mpi_ranks_ok and the caller's hook tbvm_mpi_check WHAT OUT (if defined);
+# tbvm_mpi_suite WHAT CHECK "PROGRAM ARGS"... -- MPIRUN-ARGS...: each program over one
+# transport, checked by tbvm_mpi_ranks_ok and by the function CHECK WHAT OUT ("" for none);
 # the rxe counters of every device must move over the whole suite.
 tbvm_mpi_suite()
 {
-    local what=$1 line rc out dir=/tmp/tbvm-mpi-$1 progs=()
-    shift
+    local what=$1 check=$2 line rc out dir=/tmp/tbvm-mpi-$1 progs=()
+    shift 2
     while [ "$1" != -- ]; do
         progs+=("$1")
         shift
@@ -107,9 +107,7 @@ tbvm_mpi_suite()
         tbvm_mpi_job "$out" $line -- "$@"
         rc=$?
         tbvm_mpi_ranks_ok "$what ${line%% *}" "${line%% *}" "$out" "$rc"
-        if declare -F tbvm_mpi_check >/dev/null; then
-            tbvm_mpi_check "$what ${line%% *}" "$out"
-        fi
+        [ -z "$check" ] || "$check" "$what ${line%% *}" "$out"
     done
     tbvm_mpi_rxe_snapshot >"$dir/rxe.after"
     tbvm_mpi_rxe_moved "$what" "$dir/rxe.before" "$dir/rxe.after" 100
@@ -117,7 +115,7 @@ tbvm_mpi_suite()
 
 # Every rank printed its tbrdma counters at finalize (tbrdma ran in it) and returned every send
 # frame to its pools.
-tbvm_mpi_check()
+tbvm_mpi_tbrdma_check()
 {
     tbvm_expect "$1: ranks with tbrdma stats" "$(grep -c '^tbrdma stats: ' "$2")" "$TBVM_VMS"
     tbvm_expect "$1: frames not returned" \
@@ -137,9 +135,51 @@ tbvm_mpi_tbrdma()
         exit 77
     fi
     tbvm_mpi_require_programs "$@"
-    tbvm_mpi_suite tbrdma "$@" -- --mca pml ob1 --mca btl self,tbrdma \
+    tbvm_mpi_suite tbrdma tbvm_mpi_tbrdma_check "$@" -- --mca pml ob1 --mca btl self,tbrdma \
         --mca btl_tbrdma_stats 1 --mca osc pt2pt \
         --mca mca_base_component_path "SYS_DEFAULT:$libs" \
         --mca mca_base_component_show_load_errors 1
+    [ "$TBVM_FAILS" = 0 ]
+}
+
+# UCX's lanes (UCX_LOG_LEVEL=info prints "ep_cfg[i]: tag(<transport>/<device> ...)" per endpoint
+# configuration): every rank had one on an rxe device, none used tcp.
+tbvm_mpi_ucx_check()
+{
+    tbvm_expect "$1: ranks with a UCX lane on rxe" "$(grep 'ep_cfg\[[0-9]*\]: tag(.*_verbs/rxe' "$2" |
+        grep -o '\[vm[0-9]*:' | sort -u | wc -l)" "$TBVM_VMS"
+    tbvm_expect "$1: UCX lanes over tcp" "$(grep -c 'ep_cfg.*tcp/' "$2")" 0
+    grep -o 'vm[0-9]*:.*ep_cfg\[[0-9]*\]: tag(.*_verbs/rxe.*' "$2" | sed 's/:.*ep_cfg/ ep_cfg/' |
+        sort -u | sed "s/^/vm: $1: UCX lanes /"
+}
+
+# tbvm_mpi_ucx "PROGRAM ARGS"...: the reference transport on the same rxe links: the programs
+# over pml ucx and osc ucx (Debian's UCX 1.13), UCX limited to self, shared memory (the rank's
+# own endpoint) and its verbs transports on the rxe devices, so TCP cannot carry the traffic.
+# Settings rxe needs, none of them about correctness:
+#   ROCE_LOCAL_SUBNET=y   each rxe device reaches only its cable's /30 (by default UCX takes every
+#                         RoCE device for reachable from any other and opens the connection to a
+#                         peer from the device of another cable, which rxe cannot route back)
+#   ETH_DGID_CHECK=n      UCX 1.13's UD drops every packet from rxe otherwise (UD wire-up times out
+#                         after 30 s): it reads the RoCE packet type from the completion's sl
+#                         field (a ConnectX convention, uct_ud_iface_check_grh), which rxe does not
+#                         fill so, and compares the wrong bytes of the GRH with its own GIDs
+#   MAX_RNDV_RAILS=1      with sm, keeps the rank's endpoint to itself on self and cma instead of
+#                         adding rxe loopback lanes (seen timing out while UD was still broken;
+#                         not retested alone)
+# Exits 77 if pml ucx or a program is not there. Returns 0 if all passed.
+tbvm_mpi_ucx()
+{
+    local devices
+    if [ ! -e /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ucx.so ]; then
+        echo "SKIP: Open MPI's pml ucx is not installed (libopenmpi3 built without UCX)"
+        exit 77
+    fi
+    tbvm_mpi_require_programs "$@"
+    devices=$(cd /sys/class/infiniband && printf '%s:1,' rxe*)
+    tbvm_mpi_suite ucx tbvm_mpi_ucx_check "$@" -- --mca pml ucx --mca osc ucx --mca btl self \
+        -x UCX_TLS=self,sm,rc_verbs,ud_verbs -x UCX_NET_DEVICES="${devices%,}" \
+        -x UCX_RC_VERBS_ROCE_LOCAL_SUBNET=y -x UCX_UD_VERBS_ROCE_LOCAL_SUBNET=y \
+        -x UCX_UD_VERBS_ETH_DGID_CHECK=n -x UCX_MAX_RNDV_RAILS=1 -x UCX_LOG_LEVEL=info
     [ "$TBVM_FAILS" = 0 ]
 }
