@@ -53,17 +53,13 @@ tbvm_mpi_rxe_moved()
         "$(grep -c '^cable ' "$TBVM_RUN/plan" | awk '{ print 2 * $1 }')"
 }
 
-# tbvm_mpi_job OUT PROGRAM [ARGS...] -- MPIRUN-ARGS...: one rank per VM; output in OUT, the
-# status returned, the wall time printed.
+# tbvm_mpi_job OUT "PROGRAM ARGS" MPIRUN-ARGS...: one rank per VM; output in OUT, the status
+# returned, the wall time printed.
 tbvm_mpi_job()
 {
-    local out=$1 prog=() rc t0=$EPOCHREALTIME
-    shift
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        prog+=("$1")
-        shift
-    done
-    shift
+    local out=$1 prog rc t0=$EPOCHREALTIME
+    read -r -a prog <<<"$2"
+    shift 2
     timeout -k 5 "$TBVM_MPI_JOB_TIMEOUT" mpirun --hostfile "$TBVM_HOSTFILE" -np "$TBVM_VMS" \
         --map-by node "$@" "$TBVM_BUILD/bin/${prog[0]}" "${prog[@]:1}" >"$out" 2>&1 </dev/null
     rc=$?
@@ -103,8 +99,7 @@ tbvm_mpi_suite()
     tbvm_mpi_rxe_snapshot >"$dir/rxe.before"
     for line in "${progs[@]}"; do
         out=$dir/${line%% *}.out
-        # shellcheck disable=SC2086 # "program args", split on purpose
-        tbvm_mpi_job "$out" $line -- "$@"
+        tbvm_mpi_job "$out" "$line" "$@"
         rc=$?
         tbvm_mpi_ranks_ok "$what ${line%% *}" "${line%% *}" "$out" "$rc"
         [ -z "$check" ] || "$check" "$what ${line%% *}" "$out"
