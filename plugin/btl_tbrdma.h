@@ -116,6 +116,7 @@ typedef struct mca_btl_tbrdma_module_t {
     struct mca_btl_tbrdma_frag_t *deferred;          /* frames to return to their pools */
     struct mca_btl_tbrdma_frag_t *cb_head, *cb_tail; /* send completions ob1 must hear of */
     bool failure_pending;
+    bool finalizing; /* ob1 is gone: sends finish without its callbacks */
 
     /* Fragments ob1 handed over while another thread held the token (submit_lock). */
     pthread_mutex_t submit_lock;

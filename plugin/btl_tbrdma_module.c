@@ -546,6 +546,7 @@ static int module_finalize(struct mca_btl_base_module_t *btl)
 {
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
 
+    module->finalizing = true; /* Open MPI closed the PML before the BTLs: no callback */
     if (module->verbs_live) {
         module_drain(module);
     }

@@ -31,7 +31,9 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
 {
     uint32_t des_flags = frag->base.des_flags;
 
-    if (0 == (frag->flags & TBRDMA_FF_CB)) {
+    if (0 == (frag->flags & TBRDMA_FF_CB) || module->finalizing) {
+        /* no callback, or ob1 (and its code) already went away: finalize runs after it */
+        frag->flags &= ~TBRDMA_FF_CB;
         if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
             mca_btl_tbrdma_frag_put(module, frag); /* a BTL-owned descriptor without callback */
         }
