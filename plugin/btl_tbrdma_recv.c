@@ -32,10 +32,15 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
     uint32_t des_flags = frag->base.des_flags;
 
     if (0 == (frag->flags & TBRDMA_FF_CB) || module->finalizing) {
-        /* no callback, or ob1 (and its code) already went away: finalize runs after it */
+        /*
+         * No callback; or finalize, which runs after every user of the BTL closed (ob1's code
+         * is even unloaded): no one can take the descriptor back, so its reference goes too.
+         */
+        bool owner_gone = module->finalizing && (frag->flags & TBRDMA_FF_CB);
+
         frag->flags &= ~TBRDMA_FF_CB;
-        if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
-            mca_btl_tbrdma_frag_put(module, frag); /* a BTL-owned descriptor without callback */
+        if ((des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) || owner_gone) {
+            mca_btl_tbrdma_frag_put(module, frag); /* the owner's reference, on its behalf */
         }
         mca_btl_tbrdma_send_done(module, frag);
         return;
@@ -82,9 +87,7 @@ void mca_btl_tbrdma_drop_callbacks(mca_btl_tbrdma_module_t *module)
 
         module->cb_head = frag->cb_next;
         frag->flags &= ~TBRDMA_FF_CB;
-        if (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
-            mca_btl_tbrdma_frag_put(module, frag); /* ob1's reference, dropped on its behalf */
-        }
+        mca_btl_tbrdma_frag_put(module, frag); /* the owner's: it can no longer free it */
         mca_btl_tbrdma_send_done(module, frag);
     }
     module->cb_tail = NULL;
