@@ -13,6 +13,7 @@
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
+#   self        the suite's own assumptions (e.g. it passes from a checkout only root can enter)
 # Every test prints what it checked; its log is under build/test-logs/. The last line is
 # "tests: N passed, M failed, K skipped". Exit status 0 only when nothing failed.
 # Options: --only STAGE[,STAGE...]  run only these stages; --skip STAGE[,...]  skip these.
@@ -181,6 +182,10 @@ if stage_wanted agree; then
     echo "== agree (simulator vs rxe)"
     export TBRDMA_VM_TIER_LOG="$logs/vm/run-tier.log"
     run_dir agree test/integration/agree 300
+fi
+if stage_wanted self; then
+    echo "== self (the test suite's own assumptions)"
+    run_dir self test/self 600
 fi
 
 echo "== summary ($(($(date +%s) - start_all)) s)"
