@@ -5,6 +5,7 @@
 #   ompi-5.0    the same in Open MPI 5.0.7 from a Debian 13 chroot
 #   netif       interface discovery in network namespaces
 #   sim         the Thunderbolt fabric simulator and the simulated cluster of Macs
+#   mutate      each rule of the simulator broken on purpose (test/sim/mutate.sh): its test fails
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -152,6 +153,13 @@ fi
 if stage_wanted sim; then
     echo "== sim"
     run_dir sim test/sim/tests 600
+fi
+if stage_wanted mutate; then
+    echo "== mutate (each simulator rule broken on purpose: its test must fail)"
+    run_test mutate table 60 test/sim/mutate.sh --table
+    for m in $(test/sim/mutate.sh --list); do
+        run_test mutate "$m" 300 test/sim/mutate.sh "$m"
+    done
 fi
 if stage_wanted plugin-sim; then
     echo "== plugin-sim"
