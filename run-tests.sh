@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ./run-tests.sh: installs what tbrdma needs, builds it, and runs every test:
 #   unit        CUnit tests of the pure logic (make check)
+#   sanitize    the unit tests under ASan+UBSan, and each libFuzzer target for 20 s
 #   ompi-4.1    the plugin in Debian 12's Open MPI 4.1.4 (ompi_info, mpirun, version guard)
 #   ompi-5.0    the same in Open MPI 5.0.7 from a Debian 13 chroot
 #   netif       interface discovery in network namespaces
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -154,6 +155,13 @@ echo "  built $(ls build/plugin/.libs/mca_btl_tbrdma.so)"
 if stage_wanted unit; then
     echo "== unit"
     run_unit
+fi
+if stage_wanted sanitize; then
+    echo "== sanitize (AddressSanitizer and UndefinedBehaviorSanitizer, libFuzzer)"
+    run_test sanitize unit-asan-ubsan 900 test/unit/sanitize.sh
+    for t in test/fuzz/*_fuzz.c; do
+        run_test sanitize "$(basename "$t" .c)" 300 test/fuzz/fuzz.sh "$(basename "$t" .c)" 20
+    done
 fi
 # The 5.0 build comes first so that the version-guard tests can cross-load both builds.
 if stage_wanted ompi-5.0; then
