@@ -7,11 +7,14 @@
 # fix. Only a failure decides the verdict, never the number of executions. 77 when clang or its
 # fuzzer runtime is missing.
 set -uo pipefail
+# shellcheck source=../lib/check.sh
 . "$(dirname "$0")/../lib/check.sh"
+# shellcheck source=../lib/sanitize.sh
 . "$(dirname "$0")/../lib/sanitize.sh"
 
 target=${1:?usage: fuzz.sh TARGET [SECONDS]}
 secs=${2:-20}
+# shellcheck disable=SC2034 # the name check.sh's finish reports
 CHECK_NAME=$target
 san_init "$target"
 src=$SAN_TOP/test/fuzz/$target.c

@@ -7,6 +7,7 @@
 # checkout. The copy has no build: tbcluster is a script, and the tests that need tbsimctl
 # use a fake one or none.
 set -uo pipefail
+# shellcheck source=../lib/check.sh
 . "$(dirname "$0")/../lib/check.sh"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

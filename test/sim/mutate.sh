@@ -12,6 +12,7 @@
 #   mutate.sh --table  checks that this table, the README's table and tbsim_mutate.h name the same
 #                      mutations, and that the normal build's libtbsim carries no mutant
 set -uo pipefail
+# shellcheck source=../lib/check.sh
 . "$(dirname "$0")/../lib/check.sh"
 
 SIM_SRC=$(cd "$(dirname "$0")" && pwd)
@@ -84,6 +85,7 @@ entry()
 }
 
 # Prints the normal build's compiler, its flags, and the visibility flags, one a line.
+# shellcheck disable=SC2016 # the $(...) are make's variables, expanded by make
 build_flags()
 {
     printf 'mutate-flags:\n\t@echo "$(CC)"; echo "$(CFLAGS) $(TBRDMA_CFLAGS) $(CPPFLAGS) %s"; %s\n' \
@@ -98,7 +100,7 @@ build_mutant()
     local name=$1 dir=$MUTANTS/$1/test/sim cc cflags vis def p
     { read -r cc; read -r cflags; read -r vis; } < <(build_flags) || return 1
     def=(-DTBSIM_MUTATE="TBSIM_MUT_${name^^}" -DTBSIM_MUTATE_NAME="\"$name\"")
-    rm -rf "$MUTANTS/$name"
+    rm -rf "${MUTANTS:?}/$name"
     mkdir -p "$dir/.libs" || return 1
     # shellcheck disable=SC2086 # flag lists
     $cc $cflags $vis -fPIC -shared "${def[@]}" -o "$dir/.libs/libtbsim.so" \
@@ -121,6 +123,7 @@ run_mutant()
 {
     local name=$1 test text log rc
     read -r test text < <(entry "$name") || fatal "no mutation named $name (see --list)"
+    # shellcheck disable=SC2034 # the name check.sh's finish reports
     CHECK_NAME=mutate-$name
     skip_unless_netns
     for f in "$BUILD/test/sim/uc_pingpong" "$BUILD/test/sim/.libs/libtbsim.so"; do
@@ -140,7 +143,7 @@ run_mutant()
     [ "$rc" != 77 ] || skip "$test cannot run here: $(grep '^SKIP' "$log" | tail -1)"
     check "$test fails with the mutant (exit $rc)" test "$rc" != 0
     check_grep "$test fails at: $text" "$log" "FAIL: $(printf '%s' "$text" | sed 's/[][\.*^$()+?{}|]/\\&/g')"
-    rm -rf "$MUTANTS/$name"
+    rm -rf "${MUTANTS:?}/$name"
     finish
 }
 
@@ -165,11 +168,12 @@ names_readme()
 names_header()
 {
     sed -n 's/^ *TBSIM_MUT_\([A-Z0-9_]*\),.*/\1/p' "$SIM_SRC/libtbsim/tbsim_mutate.h" |
-        grep -v '^NONE$' | tr 'A-Z' 'a-z' | sort
+        grep -v '^NONE$' | tr '[:upper:]' '[:lower:]' | sort
 }
 
 check_table()
 {
+    # shellcheck disable=SC2034 # the name check.sh's finish reports
     CHECK_NAME=mutate-table
     expect "every switch of tbsim_mutate.h has a row in mutate.sh" "$(names_header | xargs)" \
         "$(names_here | xargs)"

@@ -5,7 +5,9 @@
 # that triggers it. Built with clang in build/sanitize/unit (the normal build untouched); 77 when
 # clang or its sanitizer runtimes are missing.
 set -uo pipefail
+# shellcheck source=../lib/check.sh
 . "$(dirname "$0")/../lib/check.sh"
+# shellcheck source=../lib/sanitize.sh
 . "$(dirname "$0")/../lib/sanitize.sh"
 
 san_init unit

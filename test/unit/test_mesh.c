@@ -402,6 +402,14 @@ static void test_mesh_solve_spec_unpublished_linklocal(void)
     CU_ASSERT(1 == mesh.link[1][2].ncables);
 }
 
+/* The spec TEXT parses and solves the n hosts' mesh, every link right. */
+static void solves_with_spec(int n, const char *text)
+{
+    CU_ASSERT(0 == tbrdma_mesh_spec_parse(text, &spec, err, sizeof(err)));
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, n, &spec, &mesh, err, sizeof(err)));
+    check_links(n, NULL);
+}
+
 /* Names the hosts of build_mesh(n, ...) with a domain: mac-a.local, mac-b.local, ... */
 static void hosts_fqdn(int n)
 {
@@ -419,28 +427,20 @@ static void test_mesh_solve_spec_other_hosts_and_short_names(void)
     build_mesh(3, NULL, 1);
     hosts_fqdn(3);
     CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 3, NULL, &mesh, err, sizeof(err)));
-    CU_ASSERT(0
-              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2\n"
-                                        "mac-a:rdma_en7 mac-z:rdma_en2\n"
-                                        "mac-a:rdma_en4 mac-c:rdma_en2\n"
-                                        "mac-y:rdma_en3 mac-z:rdma_en3\n"
-                                        "mac-b:rdma_en4 mac-c:rdma_en3\n",
-                                        &spec, err, sizeof(err)));
-    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
-    check_links(3, NULL);
+    solves_with_spec(3, "mac-a:rdma_en3 mac-b:rdma_en2\n"
+                        "mac-a:rdma_en7 mac-z:rdma_en2\n"
+                        "mac-a:rdma_en4 mac-c:rdma_en2\n"
+                        "mac-y:rdma_en3 mac-z:rdma_en3\n"
+                        "mac-b:rdma_en4 mac-c:rdma_en3\n");
 }
 
 /* The other way round: FQDNs in the spec match hosts known by their short names. */
 static void test_mesh_solve_spec_fqdns_match_short_hosts(void)
 {
     build_mesh(3, NULL, 1);
-    CU_ASSERT(0
-              == tbrdma_mesh_spec_parse("mac-a.local:rdma_en3 mac-b.local:rdma_en2\n"
-                                        "mac-a.local:rdma_en4 mac-c.local:rdma_en2\n"
-                                        "mac-b.local:rdma_en4 mac-c.local:rdma_en3\n",
-                                        &spec, err, sizeof(err)));
-    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
-    check_links(3, NULL);
+    solves_with_spec(3, "mac-a.local:rdma_en3 mac-b.local:rdma_en2\n"
+                        "mac-a.local:rdma_en4 mac-c.local:rdma_en2\n"
+                        "mac-b.local:rdma_en4 mac-c.local:rdma_en3\n");
 }
 
 /*
@@ -467,9 +467,7 @@ static void test_mesh_solve_spec_ambiguous_short_name(void)
                              "mac.one:rdma_en4, mac-c:rdma_en2, mac-d:rdma_en2:"));
     snprintf(text, sizeof(text),
              "%smac.one:rdma_en4 mac-c:rdma_en2\nmac.one:rdma_en5 mac-d:rdma_en2\n", fixed);
-    CU_ASSERT(0 == tbrdma_mesh_spec_parse(text, &spec, err, sizeof(err)));
-    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 4, &spec, &mesh, err, sizeof(err)));
-    check_links(4, NULL);
+    solves_with_spec(4, text);
 }
 
 /*
@@ -491,10 +489,7 @@ static void test_mesh_solve_spec_and_subnets(void)
         p->prefix = 16;
     }
     CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 3, NULL, &mesh, err, sizeof(err)));
-    CU_ASSERT(0
-              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2", &spec, err, sizeof(err)));
-    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
-    check_links(3, NULL);
+    solves_with_spec(3, "mac-a:rdma_en3 mac-b:rdma_en2");
 }
 
 static void test_mesh_solve_err_truncation(void)

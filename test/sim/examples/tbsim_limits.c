@@ -85,6 +85,30 @@ static void check_errno(int got, int want, const char *what)
     check(got == want, what, detail);
 }
 
+/* A queue took posted WRs before a post returned rc: want of them, then ENOMEM. */
+static void check_depth(int want, int posted, int rc, const char *outstanding, const char *next)
+{
+    char detail[64];
+
+    snprintf(detail, sizeof(detail), "%d posted before rc %d", posted, rc);
+    check(want == posted, outstanding, detail);
+    check_errno(rc, ENOMEM, next);
+}
+
+/* Posts 64 B sends from mr on qp until one fails or most went in; its rc in *rc_p. */
+static int fill_sends(struct ibv_qp *qp, struct ibv_mr *mr, int most, int *rc_p,
+                      struct ibv_send_wr **bad_p)
+{
+    int posted = 0;
+
+    *rc_p = 0;
+    while (posted < most
+           && 0 == (*rc_p = ex_post_send(qp, mr, mr->addr, 64, (uint64_t) posted, bad_p))) {
+        posted++;
+    }
+    return posted;
+}
+
 static struct ibv_qp_cap cap_of(uint32_t send_wr, uint32_t recv_wr, uint32_t sge, uint32_t inl)
 {
     struct ibv_qp_cap cap = {send_wr, recv_wr, sge, sge, inl};
@@ -222,7 +246,7 @@ static void check_recv_depth(struct ex_conn *c, struct ibv_mr *mr, uint32_t cap,
     int posted = 0;
     int rc = 0;
     char what[96];
-    char detail[64];
+    char next[96];
 
     if (NULL == qp || 0 != qp_init(qp)) {
         check(0, "QP for the receive depth checks", strerror(errno));
@@ -231,12 +255,10 @@ static void check_recv_depth(struct ex_conn *c, struct ibv_mr *mr, uint32_t cap,
     while (posted < want + 1 && 0 == (rc = ex_post_recv(qp, mr, mr->addr, EX_FRAME, 0))) {
         posted++;
     }
-    snprintf(detail, sizeof(detail), "%d receives posted before rc %d", posted, rc);
     snprintf(what, sizeof(what), "%d receives can be outstanding (max_recv_wr %u)", want, cap);
-    check(want == posted, what, detail);
-    snprintf(what, sizeof(what), "the %dth posted receive fails with ENOMEM%s", want + 1,
+    snprintf(next, sizeof(next), "the %dth posted receive fails with ENOMEM%s", want + 1,
              (WR_LIMIT == want) ? "" : " (max_recv_wr honoured)");
-    check_errno(rc, ENOMEM, what);
+    check_depth(want, posted, rc, what, next);
     ibv_destroy_qp(qp);
 }
 
@@ -313,8 +335,8 @@ static void check_send_cap(struct ex_conn *c, struct ibv_mr *mr, const uint8_t *
     struct ibv_send_wr *bad = NULL;
     struct ibv_qp_init_attr init;
     struct ibv_qp_attr attr;
-    uint32_t posted = 0;
-    int rc = 0;
+    int posted;
+    int rc;
     char detail[64];
 
     if (NULL == qp || 0 != qp_init(qp) || 0 != rtr(qp, c->gid_index, peer_gid, IBV_MTU_1024)
@@ -326,12 +348,9 @@ static void check_send_cap(struct ex_conn *c, struct ibv_mr *mr, const uint8_t *
     ibv_query_qp(qp, &attr, IBV_QP_CAP, &init);
     snprintf(detail, sizeof(detail), "max_send_wr %u", attr.cap.max_send_wr);
     check(CAP_SMALL == attr.cap.max_send_wr, "query_qp of a QP asked 32 sends reports 32", detail);
-    while (posted < CAP_SMALL + 1 && 0 == (rc = ex_post_send(qp, mr, mr->addr, 64, posted, &bad))) {
-        posted++;
-    }
-    snprintf(detail, sizeof(detail), "%u sends posted before rc %d", posted, rc);
-    check(CAP_SMALL == posted, "32 sends can be outstanding (max_send_wr 32)", detail);
-    check_errno(rc, ENOMEM, "the 33rd outstanding send fails with ENOMEM (max_send_wr honoured)");
+    posted = fill_sends(qp, mr, CAP_SMALL + 1, &rc, &bad);
+    check_depth(CAP_SMALL, posted, rc, "32 sends can be outstanding (max_send_wr 32)",
+                "the 33rd outstanding send fails with ENOMEM (max_send_wr honoured)");
     ibv_destroy_qp(qp);
 }
 
@@ -501,16 +520,11 @@ static void check_credits(struct ex_conn *c, struct ibv_mr *mr, int fd)
     struct ibv_send_wr *bad = NULL;
     struct peer_reply rep;
     struct ibv_wc wc;
-    int posted = 0;
-    int rc = 0;
-    char detail[64];
+    int rc;
+    int posted = fill_sends(c->qp, mr, WR_LIMIT + 1, &rc, &bad);
 
-    while (posted < WR_LIMIT + 1 && 0 == (rc = ex_post_send(c->qp, mr, mr->addr, 64, 2, &bad))) {
-        posted++;
-    }
-    snprintf(detail, sizeof(detail), "%d sends posted before rc %d", posted, rc);
-    check(WR_LIMIT == posted, "63 sends can be outstanding (max_send_wr 128)", detail);
-    check_errno(rc, ENOMEM, "the 64th outstanding send fails with ENOMEM");
+    check_depth(WR_LIMIT, posted, rc, "63 sends can be outstanding (max_send_wr 128)",
+                "the 64th outstanding send fails with ENOMEM");
     check(NULL != bad, "bad_wr is set on the 64th send", "bad_wr not set");
     check(0 == count_idle_completions(c->cq), "no send completes while the peer posts no receive",
           "a send completed without a credit");
