@@ -63,7 +63,7 @@ drop_error           sim_faults    every send completes with success
 drop_unseeded        sim_faults    the same seed loses the same messages (by sequence number)
 fault_latched        sim_faults    exactly the 100 messages sent before the change arrived
 corrupt_ignored      sim_faults    all 100 arrive with success status and changed bytes
-delay_ignored        sim_faults    no round trip shorter than 2 x 5000 us
+delay_ignored        sim_faults    no round trip shorter than 2 x 300000 us
 down_delivers        sim_linkdown  only the 100 sent before the pull arrive
 crash_release        sim_limits    the dead process's 4 QPs still count: the 7th QP fails with EBUSY
 dereg_keeps_slot     sim_pingpong  p2p: no QP or MR slot is held once both programs exited
