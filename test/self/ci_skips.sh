@@ -4,7 +4,10 @@
 #   - no namespaces (an `unshare` that fails, first in PATH): every sim test skips;
 #   - the guest kernel of the VM tier cannot be built (a kernel package that does not exist);
 #   - agree with a VM tier log an earlier run left (and no vm stage in this run), which it
-#     used to read and pass on.
+#     used to read and pass on;
+#   - the Open MPI stages' run-all.sh with one of its tests skipped (version-guard without the
+#     other flavour's build): run from a copy next to stand-ins of its tests, it must report a
+#     skip naming the test and its reason (it used to exit 0, a pass).
 # Locally each such run succeeds but lists the skipped tests and says so; with CI=true it is red
 # and names why the stage could not run.
 set -uo pipefail
@@ -76,4 +79,19 @@ check_grep "agree-stale, local: the VM tier did not run in this run" "$tmp/agree
     'SKIP +agree/no_ipv4_rtr .*the VM tier did not run in this run'
 inner agree-stale-ci true --only agree
 expect_red agree-stale-ci 1 "the VM tier did not run in this run"
+
+# run-all.sh next to stand-ins of its four tests, the last of which cannot run.
+mkdir -p "$tmp/ompi"
+cp "$top/test/integration/ompi/run-all.sh" "$tmp/ompi/"
+for t in ompi-info mpirun component-path; do
+    printf '#!/bin/sh\necho "ok: stand-in %s"\n' "$t" >"$tmp/ompi/$t.sh"
+done
+printf '#!/bin/sh\necho "SKIP: the 5.0 build does not exist (stand-in)"\nexit 77\n' \
+    >"$tmp/ompi/version-guard.sh"
+chmod +x "$tmp/ompi/"*.sh
+"$tmp/ompi/run-all.sh" 4.1 >"$tmp/run-all.out" 2>&1
+expect "run-all with a test skipped: exit status 77 (a skip, not a pass)" 77 "$?"
+expect "run-all with a test skipped: its last line names the test and its own reason" \
+    "ompi integration (4.1): 3 passed, 0 failed, 1 skipped (not a pass: skipped version-guard: the 5.0 build does not exist (stand-in))" \
+    "$(tail -n 1 "$tmp/run-all.out")"
 finish

@@ -11,7 +11,7 @@ pass "link-local without a mesh file: ambiguity explained"
 
 hello=$(hello_bin)
 meshfile="$TBSIM_DIR/mesh.txt"
-cables | while read -r id ha ia hb ib; do echo "$ha:rdma_$ia $hb:rdma_$ib"; done >"$meshfile"
+cables | while read -r _ ha ia hb ib; do echo "$ha:rdma_$ia $hb:rdma_$ib"; done >"$meshfile"
 cat "$meshfile"
 out=$(tb_mpirun 3 --tag-output --mca btl_tbrdma_mesh_file "$meshfile" -- "$hello" 2>&1)
 echo "$out"
