@@ -7,7 +7,10 @@
 #     used to read and pass on;
 #   - the Open MPI stages' run-all.sh with one of its tests skipped (version-guard without the
 #     other flavour's build): run from a copy next to stand-ins of its tests, it must report a
-#     skip naming the test and its reason (it used to exit 0, a pass).
+#     skip naming the test and its reason (it used to exit 0, a pass);
+#   - the VM tier with one guest test skipped, run from a copy of test/vm whose tbvm is a
+#     stand-in (boots that succeed, guest results written as given): a skip naming the test
+#     (it used to pass locally).
 # Locally each such run succeeds but lists the skipped tests and says so; with CI=true it is red
 # and names why the stage could not run.
 set -uo pipefail
@@ -94,4 +97,36 @@ expect "run-all with a test skipped: exit status 77 (a skip, not a pass)" 77 "$?
 expect "run-all with a test skipped: its last line names the test and its own reason" \
     "ompi integration (4.1): 3 passed, 0 failed, 1 skipped (not a pass: skipped version-guard: the 5.0 build does not exist (stand-in))" \
     "$(tail -n 1 "$tmp/run-all.out")"
+
+# The VM tier from a copy of test/vm with a stand-in tbvm: discovery passes, bridged skips.
+mkdir -p "$tmp/vmrepo/test"
+cp -r "$top/test/vm" "$tmp/vmrepo/test/"
+cat >"$tmp/vmrepo/test/vm/tbvm" <<'TBVM'
+#!/bin/bash
+# stand-in of tbvm (ci_skips.sh): build and boots succeed; guest test bridged skips, others pass
+[ "$1" = accel ] && echo tcg
+[ "$1" = run ] || exit 0
+rundir=""
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    [ "$1" = --rundir ] && rundir=$2
+    shift
+done
+[ -n "$rundir" ] || exit 0
+shift 2
+mkdir -p "$rundir"
+for t in "$@"; do
+    case "$(basename "$t" .sh)" in
+    bridged) echo "result bridged skip 77 0.1" ;;
+    *) echo "result $(basename "$t" .sh) pass 0 0.1" ;;
+    esac
+done >"$rundir/results"
+TBVM
+chmod +x "$tmp/vmrepo/test/vm/tbvm"
+mkdir -p "$tmp/vmbuild"
+TBVM_BUILD=$tmp/vmbuild "$tmp/vmrepo/test/vm/run-tier.sh" "$tmp/vmrepo/test/vm/tests/discovery.sh" \
+    "$tmp/vmrepo/test/vm/tests/bridged.sh" >"$tmp/tier.out" 2>&1
+expect "VM tier with a guest test skipped: exit status 77 (a skip, not a pass)" 77 "$?"
+sed 's/^/  vm-partial| /' "$tmp/tier.out"
+check_grep "VM tier with a guest test skipped: its last line names the test" "$tmp/tier.out" \
+    '^vm tier: skipped \(not a pass: 1 passed, 1 skipped: bridged\) in [0-9.]+ s$'
 finish

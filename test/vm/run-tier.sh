@@ -6,10 +6,11 @@
 # boots once per distinct N instead. First it decides quickly whether VMs can run here at all
 # (host tools, the kernel build, a 1-VM boot within TBVM_SMOKE_TIMEOUT s, default 90).
 # Prints "vm tier: N passed, M failed, K skipped" and a last line
-# "vm tier: passed|failed|skipped (<why>) in S s". Exit 0 passed, 1 failed, 77 skipped. The MPI
-# program of the mesh tests failing to compile is a failure. With CI=true a guest test that
-# skipped fails the tier (run-tests.sh turns the tier's own skip into a failure). First line
-# "vm tier: run <id>" when TBRDMA_RUN_ID is set (run-tests.sh's run).
+# "vm tier: passed|failed|skipped (<why>) in S s". Exit 0 when every test passed, 1 when one
+# failed, else 77: a guest test that skipped makes the tier a skip, not a pass ("skipped (not a
+# pass: N passed, K skipped: NAMES)"), which run-tests.sh lists and, with CI=true, fails. The MPI
+# program of the mesh tests failing to compile is a failure. First line "vm tier: run <id>" when
+# TBRDMA_RUN_ID is set (run-tests.sh's run).
 set -uo pipefail
 
 # shellcheck source=lib/common.sh
@@ -152,12 +153,10 @@ summarize()
     echo "vm tier: $pass passed, $fail failed, $skip skipped"
     if [ "$fail" -gt 0 ]; then
         finish "failed ($pass passed, $fail failed, $skip skipped)" 1
-    elif [ "$skip" -gt 0 ] && [[ "${CI:-}" =~ ^(true|1|yes)$ ]]; then
-        finish "failed (CI=true and $skip tests skipped: $skipped)" 1
-    elif [ "$pass" = 0 ]; then
-        skip "all $skip tests skipped"
+    elif [ "$skip" -gt 0 ]; then
+        skip "not a pass: $pass passed, $skip skipped: $skipped"
     fi
-    finish "passed ($pass passed, $skip skipped${skipped:+: $skipped})" 0
+    finish "passed ($pass passed)" 0
 }
 
 main "$@"

@@ -20,8 +20,9 @@ vmlog=${TBRDMA_VM_TIER_LOG:-}
 if [ -n "${TBRDMA_RUN_ID:-}" ] && ! grep -qxF "vm tier: run $TBRDMA_RUN_ID" "$vmlog"; then
     skip "the VM tier log $vmlog is not from this run ($TBRDMA_RUN_ID)"
 fi
-grep -q '^vm tier: passed\|^vm tier: failed' "$vmlog" \
+grep -q '^vm tier: passed\|^vm tier: failed\|^vm tier: skipped (not a pass' "$vmlog" \
     || skip "the VM tier did not run: $(grep '^vm tier:' "$vmlog" | tail -1)"
+! grep -q '^  no-ipv4 skip ' "$vmlog" || skip "the VM tier's no-ipv4 test did not run (skipped)"
 require_env
 pp="$build/test/sim/uc_pingpong"
 [ -x "$pp" ] || fatal "missing $pp (build first: ./build.sh)"
