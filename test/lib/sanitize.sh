@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# sanitize.sh: the sanitizer build shared by test/unit/sanitize.sh and test/fuzz/fuzz.sh (sourced
-# after check.sh). Not a test: run directly, it says so and exits 77.
+# sanitize.sh: the sanitizer set-up of test/unit/sanitize.sh (san_init) and test/fuzz/fuzz.sh
+# (san_init, san_cc), sourced after check.sh. Not a test: run directly, it says so and exits 77.
 #
 #   san_init NAME   sets SAN_TOP (the repository), SAN_DIR (build/sanitize/NAME, or under
 #                   $TBRDMA_BUILD) and SAN_CC (clang); skips (77) when clang or its sanitizer
