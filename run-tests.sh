@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # ./run-tests.sh: installs what tbrdma needs, builds it, and runs every test:
 #   unit        CUnit tests of the pure logic (make check)
+#   sanitize    the unit tests under ASan+UBSan, and each libFuzzer target for 20 s
 #   ompi-4.1    the plugin in Debian 12's Open MPI 4.1.4 (ompi_info, mpirun, version guard)
 #   ompi-5.0    the same in Open MPI 5.0.7 from a Debian 13 chroot
 #   netif       interface discovery in network namespaces
 #   sim         the Thunderbolt fabric simulator and the simulated cluster of Macs
+#   mutate      each rule of the simulator broken on purpose (test/sim/mutate.sh): its test fails
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
@@ -13,8 +15,12 @@
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
-# Every test prints what it checked; its log is under build/test-logs/. The last line is
-# "tests: N passed, M failed, K skipped". Exit status 0 only when nothing failed.
+#   self        the suite's own assumptions (e.g. it passes from a checkout only root can enter)
+# Every test prints what it checked; its log is under build/test-logs/ ($TBRDMA_LOGS overrides).
+# The last line is "tests: N passed, M failed, K skipped". Exit status 0 only when nothing
+# failed. A test that cannot run here (no root, no namespaces, no VM boot, no sanitizer runtime)
+# is skipped, with its reason listed before the last line; with CI=true (.ci/run sets it) it
+# fails the run instead: CI must be red when a stage did not run.
 # Options: --only STAGE[,STAGE...]  run only these stages; --skip STAGE[,...]  skip these.
 set -uo pipefail
 
@@ -26,17 +32,26 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 
-logs="$top/build/test-logs"
+logs=${TBRDMA_LOGS:-$top/build/test-logs}
 passed=0
 failed=0
 skipped=0
 failures=()
+skips=()
 start_all=$(date +%s)
+case "${CI:-}" in
+true | 1 | yes) ci=1 ;;
+*) ci=0 ;;
+esac
+# Names this run, so that a stage reading another stage's log (agree reads the VM tier's) can
+# tell a log of this run from one an earlier run left.
+TBRDMA_RUN_ID="$(date +%s)-$$"
+export TBRDMA_RUN_ID
 
 stage_wanted()
 {
@@ -45,6 +60,19 @@ stage_wanted()
         return 1
     fi
     [[ ",$skip," != *",$s,"* ]]
+}
+
+# not_run NAME WHY SECS: a test that could not run here: skipped, or failed when CI=true.
+not_run()
+{
+    local name=$1 why=${2:-no reason given} secs=$3
+    if [ "$ci" = 1 ]; then
+        failed=$((failed + 1)); failures+=("$name (could not run, CI=true: $why)")
+        printf '  FAIL  %-40s %4s  could not run (CI=true): %s\n' "$name" "$secs" "$why"
+    else
+        skipped=$((skipped + 1)); skips+=("$name ($why)")
+        printf '  SKIP  %-40s %4s  %s\n' "$name" "$secs" "$why"
+    fi
 }
 
 # run_test STAGE NAME TIMEOUT CMD...: runs one test, records pass (0), skip (77) or fail.
@@ -60,8 +88,7 @@ run_test()
     local secs=$(($(date +%s) - t0))
     case $rc in
     0) passed=$((passed + 1)); printf '  PASS  %-40s %4ds\n' "$stage/$name" "$secs" ;;
-    77) skipped=$((skipped + 1))
-        printf '  SKIP  %-40s %4ds  %s\n' "$stage/$name" "$secs" "$(grep -i 'skip' "$log" | tail -1)" ;;
+    77) not_run "$stage/$name" "$(grep -i 'skip' "$log" | tail -1)" "${secs}s" ;;
     124 | 137) failed=$((failed + 1)); failures+=("$stage/$name (timeout ${limit}s)")
         printf '  FAIL  %-40s %4ds  timed out after %ss\n' "$stage/$name" "$secs" "$limit" ;;
     *) failed=$((failed + 1)); failures+=("$stage/$name")
@@ -96,7 +123,7 @@ run_unit()
         cp "$f" "$logs/unit/$name.log"
         case "$rc" in
         PASS) passed=$((passed + 1)); printf '  PASS  %-40s\n' "unit/$name" ;;
-        SKIP) skipped=$((skipped + 1)); printf '  SKIP  %-40s\n' "unit/$name" ;;
+        SKIP) not_run "unit/$name" "$(grep -i 'skip' "$f" | tail -1)" "" ;;
         *) failed=$((failed + 1)); failures+=("unit/$name")
            printf '  FAIL  %-40s log %s\n' "unit/$name" "$logs/unit/$name.log"
            grep -E 'FAILED|FAIL:|Assertion|failed' "$f" | head -10 | sed 's/^/        | /' ;;
@@ -129,6 +156,13 @@ if stage_wanted unit; then
     echo "== unit"
     run_unit
 fi
+if stage_wanted sanitize; then
+    echo "== sanitize (AddressSanitizer and UndefinedBehaviorSanitizer, libFuzzer)"
+    run_test sanitize unit-asan-ubsan 900 test/unit/sanitize.sh
+    for t in test/fuzz/*_fuzz.c; do
+        run_test sanitize "$(basename "$t" .c)" 300 test/fuzz/fuzz.sh "$(basename "$t" .c)" 20
+    done
+fi
 # The 5.0 build comes first so that the version-guard tests can cross-load both builds.
 if stage_wanted ompi-5.0; then
     echo "== ompi-5.0 (build in a Debian 13 chroot)"
@@ -152,6 +186,13 @@ if stage_wanted sim; then
     echo "== sim"
     run_dir sim test/sim/tests 600
 fi
+if stage_wanted mutate; then
+    echo "== mutate (each simulator rule broken on purpose: its test must fail)"
+    run_test mutate table 60 test/sim/mutate.sh --table
+    for m in $(test/sim/mutate.sh --list); do
+        run_test mutate "$m" 300 test/sim/mutate.sh "$m"
+    done
+fi
 if stage_wanted plugin-sim; then
     echo "== plugin-sim"
     run_dir plugin-sim test/integration/sim 600
@@ -172,20 +213,33 @@ if stage_wanted tools; then
     echo "== tools"
     run_dir tools test/integration/tools 600
 fi
+vm_log=""
 if stage_wanted vm; then
     echo "== vm"
     run_test vm run-tier 1800 test/vm/run-tier.sh
     grep -h '^vm tier' "$logs/vm/run-tier.log" 2>/dev/null | sed 's/^/  /'
+    vm_log="$logs/vm/run-tier.log"
 fi
 if stage_wanted agree; then
     echo "== agree (simulator vs rxe)"
-    export TBRDMA_VM_TIER_LOG="$logs/vm/run-tier.log"
+    # This run's VM tier only: without the vm stage in this run there is nothing to agree with.
+    export TBRDMA_VM_TIER_LOG="$vm_log"
     run_dir agree test/integration/agree 300
+fi
+if stage_wanted self; then
+    echo "== self (the test suite's own assumptions)"
+    run_dir self test/self 600
 fi
 
 echo "== summary ($(($(date +%s) - start_all)) s)"
 for f in "${failures[@]+"${failures[@]}"}"; do
     echo "  failed: $f"
 done
+for f in "${skips[@]+"${skips[@]}"}"; do
+    echo "  skipped: $f"
+done
+if [ "$skipped" -gt 0 ]; then
+    echo "  $skipped test(s) could not run here: not a pass; with CI=true they fail the run"
+fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

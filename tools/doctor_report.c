@@ -54,7 +54,9 @@ static int finding_cmp(const void *x, const void *y)
 /* Problems first, by host; notes last. qsort is not stable: the address breaks ties. */
 static void sort_findings(doc_cluster_t *cl)
 {
-    qsort(cl->findings, (size_t) cl->nfindings, sizeof(*cl->findings), finding_cmp);
+    if (1 < cl->nfindings) { /* no findings may mean no array: qsort(NULL, ...) is undefined */
+        qsort(cl->findings, (size_t) cl->nfindings, sizeof(*cl->findings), finding_cmp);
+    }
 }
 
 static int total_ports(const doc_cluster_t *cl)

@@ -146,14 +146,14 @@ static int cmd_reclaim(void)
     for (uint32_t d = 0; d < 2 * fab->ncables; d++) {
         struct tbsim_dev *dev = &fab->devs[d];
 
-        for (int q = 0; q < TBSIM_QP_MAX; q++) {
-            if (pid_dead(atomic_load(&dev->qp[q].owner))) {
+        for (int q = 0; q < TBSIM_QP_SLOTS; q++) {
+            if (pid_dead(atomic_load(&dev->qp_owner[q]))) {
                 atomic_store(&dev->qp[q].qpn, 0);
-                atomic_store(&dev->qp[q].owner, 0);
+                atomic_store(&dev->qp_owner[q], 0);
                 qps++;
             }
         }
-        for (int m = 0; m < TBSIM_MR_MAX; m++) {
+        for (int m = 0; m < TBSIM_MR_SLOTS; m++) {
             if (pid_dead(atomic_load(&dev->mr_owner[m]))) {
                 atomic_store(&dev->mr_owner[m], 0);
                 mrs++;
@@ -200,8 +200,8 @@ static int held_dev(const struct tbsim_fabric *fab, int d)
     const char *host = fab->hosts[dev->host].name;
     int n = 0;
 
-    for (int q = 0; q < TBSIM_QP_MAX; q++) {
-        int32_t pid = atomic_load(&dev->qp[q].owner);
+    for (int q = 0; q < TBSIM_QP_SLOTS; q++) {
+        int32_t pid = atomic_load(&dev->qp_owner[q]);
 
         if (0 != pid) {
             printf("held %s:rdma_%s qp 0x%06x pid %d%s\n", host, dev->ifname,
@@ -209,7 +209,7 @@ static int held_dev(const struct tbsim_fabric *fab, int d)
             n++;
         }
     }
-    for (int m = 0; m < TBSIM_MR_MAX; m++) {
+    for (int m = 0; m < TBSIM_MR_SLOTS; m++) {
         int32_t pid = atomic_load(&dev->mr_owner[m]);
 
         if (0 != pid) {
@@ -244,10 +244,10 @@ static void show_dev(const struct tbsim_fabric *fab, int d)
     int qps = 0;
     int mrs = 0;
 
-    for (int q = 0; q < TBSIM_QP_MAX; q++) {
-        qps += 0 != atomic_load(&dev->qp[q].owner);
+    for (int q = 0; q < TBSIM_QP_SLOTS; q++) {
+        qps += 0 != atomic_load(&dev->qp_owner[q]);
     }
-    for (int m = 0; m < TBSIM_MR_MAX; m++) {
+    for (int m = 0; m < TBSIM_MR_SLOTS; m++) {
         mrs += 0 != atomic_load(&dev->mr_owner[m]);
     }
     if (0 != ipv4) {
@@ -255,12 +255,13 @@ static void show_dev(const struct tbsim_fabric *fab, int d)
     }
     printf("device %s:rdma_%s qps %d/%d mrs %d/%d published_ipv4 %s\n", fab->hosts[dev->host].name,
            dev->ifname, qps, TBSIM_QP_MAX, mrs, TBSIM_MR_MAX, ip);
-    for (int q = 0; q < TBSIM_QP_MAX; q++) {
+    for (int q = 0; q < TBSIM_QP_SLOTS; q++) {
         const struct tbsim_qp_entry *e = &dev->qp[q];
+        int32_t pid = atomic_load(&dev->qp_owner[q]);
 
-        if (0 != atomic_load(&e->owner)) {
-            printf("  qp 0x%06x pid %d state %u dest 0x%06x\n", atomic_load(&e->qpn),
-                   atomic_load(&e->owner), atomic_load(&e->state), atomic_load(&e->dest_qpn));
+        if (0 != pid) {
+            printf("  qp 0x%06x pid %d state %u dest 0x%06x\n", atomic_load(&e->qpn), pid,
+                   atomic_load(&e->state), atomic_load(&e->dest_qpn));
         }
     }
 }

@@ -402,34 +402,94 @@ static void test_mesh_solve_spec_unpublished_linklocal(void)
     CU_ASSERT(1 == mesh.link[1][2].ncables);
 }
 
-/* Cables of hosts outside the job are ignored; short names match FQDNs. */
-static void test_mesh_solve_spec_other_hosts_and_short_names(void)
+/* The spec TEXT parses and solves the n hosts' mesh, every link right. */
+static void solves_with_spec(int n, const char *text)
 {
-    build_mesh(2, NULL, 1);
-    strcpy(hosts[0].host, "mac-a.local");
-    strcpy(hosts[1].host, "mac-b.local");
-    CU_ASSERT(0
-              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2\n"
-                                        "mac-a:rdma_en7 mac-z:rdma_en2\n"
-                                        "mac-y:rdma_en3 mac-z:rdma_en3\n",
-                                        &spec, err, sizeof(err)));
-    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, &spec, &mesh, err, sizeof(err)));
-    check_links(2, NULL);
+    CU_ASSERT(0 == tbrdma_mesh_spec_parse(text, &spec, err, sizeof(err)));
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, n, &spec, &mesh, err, sizeof(err)));
+    check_links(n, NULL);
 }
 
-/* A spec for some pairs, /30 addressing for the rest. */
+/* Names the hosts of build_mesh(n, ...) with a domain: mac-a.local, mac-b.local, ... */
+static void hosts_fqdn(int n)
+{
+    for (int i = 0; i < n; i++) {
+        snprintf(hosts[i].host, sizeof(hosts[i].host), "mac-%c.local", 'a' + i);
+    }
+}
+
+/*
+ * Cables of hosts outside the job are ignored; short names in the spec match the hosts' FQDNs.
+ * Three link-local hosts share one /16: only the spec can solve them (checked without it).
+ */
+static void test_mesh_solve_spec_other_hosts_and_short_names(void)
+{
+    build_mesh(3, NULL, 1);
+    hosts_fqdn(3);
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 3, NULL, &mesh, err, sizeof(err)));
+    solves_with_spec(3, "mac-a:rdma_en3 mac-b:rdma_en2\n"
+                        "mac-a:rdma_en7 mac-z:rdma_en2\n"
+                        "mac-a:rdma_en4 mac-c:rdma_en2\n"
+                        "mac-y:rdma_en3 mac-z:rdma_en3\n"
+                        "mac-b:rdma_en4 mac-c:rdma_en3\n");
+}
+
+/* The other way round: FQDNs in the spec match hosts known by their short names. */
+static void test_mesh_solve_spec_fqdns_match_short_hosts(void)
+{
+    build_mesh(3, NULL, 1);
+    solves_with_spec(3, "mac-a.local:rdma_en3 mac-b.local:rdma_en2\n"
+                        "mac-a.local:rdma_en4 mac-c.local:rdma_en2\n"
+                        "mac-b.local:rdma_en4 mac-c.local:rdma_en3\n");
+}
+
+/*
+ * A short name two hosts share (mac.one, mac.two: "mac") names neither: the spec cables that use
+ * it are dropped, and their four link-local ports stay ambiguous. Full names solve the mesh.
+ */
+static void test_mesh_solve_spec_ambiguous_short_name(void)
+{
+    static const char *const fixed = "mac.one:rdma_en3 mac.two:rdma_en2\n"
+                                     "mac.two:rdma_en4 mac-c:rdma_en3\n"
+                                     "mac.two:rdma_en5 mac-d:rdma_en3\n"
+                                     "mac-c:rdma_en5 mac-d:rdma_en4\n";
+    char text[512];
+
+    build_mesh(4, NULL, 1);
+    strcpy(hosts[0].host, "mac.one");
+    strcpy(hosts[1].host, "mac.two");
+    snprintf(text, sizeof(text), "%smac:rdma_en4 mac-c:rdma_en2\nmac:rdma_en5 mac-d:rdma_en2\n",
+             fixed);
+    CU_ASSERT(0 == tbrdma_mesh_spec_parse(text, &spec, err, sizeof(err)));
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 4, &spec, &mesh, err, sizeof(err)));
+    CU_ASSERT(NULL
+              != strstr(err, "subnet 169.254.0.0/16 holds ports mac.one:rdma_en5, "
+                             "mac.one:rdma_en4, mac-c:rdma_en2, mac-d:rdma_en2:"));
+    snprintf(text, sizeof(text),
+             "%smac.one:rdma_en4 mac-c:rdma_en2\nmac.one:rdma_en5 mac-d:rdma_en2\n", fixed);
+    solves_with_spec(4, text);
+}
+
+/*
+ * A spec for some pairs, addressing for the rest: mac-a -- mac-c keeps its /30; mac-a -- mac-b
+ * and mac-b -- mac-c move to link-local, so their four ports share 169.254/16 and only the
+ * spec, by naming mac-a -- mac-b, leaves the two ports of mac-b -- mac-c alone in it.
+ */
 static void test_mesh_solve_spec_and_subnets(void)
 {
+    static const char *const moved[][2] = {
+        {"mac-a", "rdma_en3"}, {"mac-b", "rdma_en2"}, {"mac-b", "rdma_en4"}, {"mac-c", "rdma_en3"}};
+
     build_mesh(3, NULL, 0);
-    /* mac-a -- mac-b moves to link-local: only the spec identifies it. */
-    hosts[0].ports[port_index(&hosts[0], "rdma_en3")].ipv4 = LL_BASE + 1;
-    hosts[0].ports[port_index(&hosts[0], "rdma_en3")].prefix = 16;
-    hosts[1].ports[port_index(&hosts[1], "rdma_en2")].ipv4 = LL_BASE + 2;
-    hosts[1].ports[port_index(&hosts[1], "rdma_en2")].prefix = 16;
-    CU_ASSERT(0
-              == tbrdma_mesh_spec_parse("mac-a:rdma_en3 mac-b:rdma_en2", &spec, err, sizeof(err)));
-    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 3, &spec, &mesh, err, sizeof(err)));
-    check_links(3, NULL);
+    for (int k = 0; k < 4; k++) {
+        tbrdma_modex_t *h = &hosts[moved[k][0][4] - 'a'];
+        tbrdma_modex_port_t *p = &h->ports[port_index(h, moved[k][1])];
+
+        p->ipv4 = LL_BASE + 1 + (uint32_t) k;
+        p->prefix = 16;
+    }
+    CU_ASSERT(-EINVAL == tbrdma_mesh_solve(hosts, 3, NULL, &mesh, err, sizeof(err)));
+    solves_with_spec(3, "mac-a:rdma_en3 mac-b:rdma_en2");
 }
 
 static void test_mesh_solve_err_truncation(void)
@@ -500,6 +560,8 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_mesh_solve_spec_unknown_device),
     TBRDMA_UT_TEST(test_mesh_solve_spec_unpublished_linklocal),
     TBRDMA_UT_TEST(test_mesh_solve_spec_other_hosts_and_short_names),
+    TBRDMA_UT_TEST(test_mesh_solve_spec_fqdns_match_short_hosts),
+    TBRDMA_UT_TEST(test_mesh_solve_spec_ambiguous_short_name),
     TBRDMA_UT_TEST(test_mesh_solve_spec_and_subnets),
     TBRDMA_UT_TEST(test_mesh_solve_err_truncation),
     TBRDMA_UT_TEST(test_mesh_solve_invalid_hosts),

@@ -8,14 +8,21 @@
 # ping-pong never runs; the end that kept its IPv4 fails at RTR with EINVAL (22). The end without
 # IPv4 fails at RTR too: EINVAL on the simulator (Apple's field errno), ENODATA (61) on rxe,
 # whose GID table is sparse (the documented difference, test/sim/README.md).
-# Needs the VM tier's log: run-tests.sh runs this after the vm stage (77 when the tier did not
-# run). TBRDMA_VM_TIER_LOG overrides the log's path.
+# Needs the log of the VM tier of the same run, TBRDMA_VM_TIER_LOG: run-tests.sh sets it when its
+# vm stage ran in this run (empty otherwise), and that log must carry this run's id
+# ("vm tier: run $TBRDMA_RUN_ID"); a log an earlier run left is never used (77, with why).
+# By hand: TBRDMA_VM_TIER_LOG=build/test-logs/vm/run-tier.log, without TBRDMA_RUN_ID.
 source "$(dirname "$0")/../sim/lib.sh"
 
-vmlog=${TBRDMA_VM_TIER_LOG:-$build/test-logs/vm/run-tier.log}
+vmlog=${TBRDMA_VM_TIER_LOG:-}
+[ -n "$vmlog" ] || skip "the VM tier did not run in this run (no TBRDMA_VM_TIER_LOG)"
 [ -f "$vmlog" ] || skip "no VM tier log at $vmlog (the VM tier did not run)"
-grep -q '^vm tier: passed\|^vm tier: failed' "$vmlog" \
+if [ -n "${TBRDMA_RUN_ID:-}" ] && ! grep -qxF "vm tier: run $TBRDMA_RUN_ID" "$vmlog"; then
+    skip "the VM tier log $vmlog is not from this run ($TBRDMA_RUN_ID)"
+fi
+grep -q '^vm tier: passed\|^vm tier: failed\|^vm tier: skipped (not a pass' "$vmlog" \
     || skip "the VM tier did not run: $(grep '^vm tier:' "$vmlog" | tail -1)"
+! grep -q '^  no-ipv4 skip ' "$vmlog" || skip "the VM tier's no-ipv4 test did not run (skipped)"
 require_env
 pp="$build/test/sim/uc_pingpong"
 [ -x "$pp" ] || fatal "missing $pp (build first: ./build.sh)"

@@ -81,12 +81,39 @@ tb_mpirun()
         --mca btl_tbrdma_verbs_lib "$simlib" --mca btl_tbrdma_verbose 1 "$@"
 }
 
-# check_hello OUTPUT NP: every rank of the MPI program reported its data checks OK.
+# check_hello OUTPUT NP: every rank of the MPI program reported its data checks OK (lines may
+# carry mpirun --tag-output's "[job,rank]<stdout>:" prefix).
 check_hello()
 {
     local n
-    n=$(echo "$1" | grep -c "^hello: rank [0-9]* of $2 OK")
+    n=$(echo "$1" | grep -c "^\(\[[0-9]*,[0-9]*\]<stdout>:\)\{0,1\}hello: rank [0-9]* of $2 OK")
     [ "$n" -eq "$2" ] || fatal "$n of $2 ranks reported OK"
+}
+
+# mesh_want [LINE...]: the "tbrdma mesh: " lines a process prints for this cluster: one per
+# cable ("tbrdma mesh: hostA rdma_ifA <-> hostB rdma_ifB", from the topology), then each LINE
+# given (e.g. "tbrdma mesh: mac-b -/- mac-d: no cable"), sorted.
+mesh_want()
+{
+    {
+        cables | while read -r _ ha ia hb ib; do echo "tbrdma mesh: $ha rdma_$ia <-> $hb rdma_$ib"; done
+        for line in "$@"; do echo "$line"; done
+    } | sort
+}
+
+# check_mesh_by_rank OUTPUT NP [LINE...]: OUTPUT is from mpirun --tag-output; stops the test
+# unless each of the NP ranks printed exactly the lines of mesh_want (every cable named by its
+# devices, each once, nothing else): a rank that printed nothing, or another mesh, fails.
+check_mesh_by_rank()
+{
+    local out=$1 np=$2 want got r
+    shift 2
+    want=$(mesh_want "$@")
+    for ((r = 0; r < np; r++)); do
+        got=$(echo "$out" | sed -n "s/^\[[0-9]*,$r\]<std[a-z]*>:\(tbrdma mesh: .*\)$/\1/p" | sort)
+        [ "$got" = "$want" ] || fatal "rank $r printed the mesh '${got//$'\n'/; }', expected '${want//$'\n'/; }'"
+        pass "rank $r printed the mesh: $(echo "$want" | grep -c '<->') pairs, each to its devices"
+    done
 }
 
 # info_expect HOST WANT [WHY]: tbrdma-info --parsable on HOST, shown and kept in $out; stops the

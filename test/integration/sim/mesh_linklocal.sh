@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Link-local 169.254/16 on every port (exo's scheme) cannot identify cables by subnet: without a
-# mesh file tbrdma says so and how to fix it; with a mesh file, or MLX's hostfile, it resolves.
+# mesh file tbrdma says so and how to fix it; with a mesh file, or MLX's hostfile, every process
+# resolves every cable to its own devices (each rank's lines, through mpirun --tag-output).
 source "$(dirname "$0")/lib.sh"
 require_env
 cluster_up --hosts 3 --addressing linklocal
@@ -10,15 +11,13 @@ pass "link-local without a mesh file: ambiguity explained"
 
 hello=$(hello_bin)
 meshfile="$TBSIM_DIR/mesh.txt"
-cables | while read -r id ha ia hb ib; do echo "$ha:rdma_$ia $hb:rdma_$ib"; done >"$meshfile"
+cables | while read -r _ ha ia hb ib; do echo "$ha:rdma_$ia $hb:rdma_$ib"; done >"$meshfile"
 cat "$meshfile"
-out=$(tb_mpirun 3 --mca btl_tbrdma_mesh_file "$meshfile" -- "$hello" 2>&1)
+out=$(tb_mpirun 3 --tag-output --mca btl_tbrdma_mesh_file "$meshfile" -- "$hello" 2>&1)
 echo "$out"
-while read -r id ha ia hb ib; do
-    want="tbrdma mesh: $ha rdma_$ia <-> $hb rdma_$ib"
-    echo "$out" | grep -qF "$want" || fatal "mesh file: cable $id not resolved"
-done < <(cables)
-pass "link-local with a mesh file: all 3 cables resolved"
+check_hello "$out" 3
+check_mesh_by_rank "$out" 3
+pass "link-local with a mesh file: all 3 cables resolved by every process"
 
 # MLX's hostfile: row i entry j is host i's device cabled to host j.
 mlx="$TBSIM_DIR/hostfile.json"
@@ -40,9 +39,9 @@ hosts=(mac-a mac-b mac-c)
     printf ']}\n'
 } >"$mlx"
 cat "$mlx"
-out=$(tb_mpirun 3 --mca btl_tbrdma_mesh_file "$mlx" -- "$hello" 2>&1)
+out=$(tb_mpirun 3 --tag-output --mca btl_tbrdma_mesh_file "$mlx" -- "$hello" 2>&1)
 echo "$out"
-[ "$(echo "$out" | grep -o 'tbrdma mesh: .*<->.*' | sort -u | wc -l)" -eq 3 ] \
-    || fatal "MLX hostfile: expected 3 resolved pairs"
-pass "link-local with MLX's hostfile: all 3 cables resolved"
+check_hello "$out" 3
+check_mesh_by_rank "$out" 3
+pass "link-local with MLX's hostfile: all 3 cables resolved to their devices by every process"
 finish

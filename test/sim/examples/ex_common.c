@@ -28,6 +28,31 @@ double ex_now(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
+double ex_timeout_s(void)
+{
+    const char *env = getenv("EX_TIMEOUT_S");
+    char *end;
+    double s;
+
+    if (NULL == env || '\0' == env[0]) {
+        return EX_TIMEOUT_S;
+    }
+    s = strtod(env, &end);
+    return ('\0' == *end && 0 < s) ? s : EX_TIMEOUT_S;
+}
+
+uint8_t ex_pattern(size_t i)
+{
+    return (uint8_t) (((uint32_t) i * 2654435761u) >> 24);
+}
+
+void ex_pattern_fill(uint8_t *buf, size_t len, size_t offset)
+{
+    for (size_t k = 0; k < len; k++) {
+        buf[k] = ex_pattern(k + offset);
+    }
+}
+
 int ex_open_device(const char *name, struct ibv_context **ctx_p)
 {
     struct ibv_device **list;
@@ -107,6 +132,11 @@ static int qp_init(struct ibv_qp *qp)
 
 int ex_conn_setup(struct ex_conn *c, struct ibv_context *ctx)
 {
+    return ex_conn_setup_depth(c, ctx, EX_DEPTH);
+}
+
+int ex_conn_setup_depth(struct ex_conn *c, struct ibv_context *ctx, uint32_t depth)
+{
     struct ibv_qp_init_attr init;
 
     c->ctx = ctx;
@@ -114,7 +144,7 @@ int ex_conn_setup(struct ex_conn *c, struct ibv_context *ctx)
     if (NULL == c->pd) {
         return fail("alloc_pd", errno);
     }
-    c->cq = ibv_create_cq(ctx, 2 * EX_DEPTH + 2, NULL, NULL, 0);
+    c->cq = ibv_create_cq(ctx, (int) (2 * depth + 2), NULL, NULL, 0);
     if (NULL == c->cq) {
         return fail("create_cq", errno);
     }
@@ -122,8 +152,8 @@ int ex_conn_setup(struct ex_conn *c, struct ibv_context *ctx)
     init.send_cq = c->cq;
     init.recv_cq = c->cq;
     init.qp_type = IBV_QPT_UC;
-    init.cap.max_send_wr = EX_DEPTH;
-    init.cap.max_recv_wr = EX_DEPTH;
+    init.cap.max_send_wr = depth;
+    init.cap.max_recv_wr = depth;
     init.cap.max_send_sge = 1;
     init.cap.max_recv_sge = 1;
     c->qp = ibv_create_qp(c->pd, &init);
@@ -269,7 +299,21 @@ int ex_xchg(int fd, const void *out, void *in, size_t len)
 
 int ex_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s)
 {
-    double deadline = ex_now() + timeout_s;
+    return ex_wait_wc_peer(cq, wc, timeout_s, -1);
+}
+
+/* Whether the other side closed the side channel: it failed or exited (one system call). */
+static int peer_closed(int fd)
+{
+    char c;
+
+    return 0 <= fd && 0 == recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+}
+
+int ex_wait_wc_peer(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s, int fd)
+{
+    double start = ex_now();
+    double look = start + 1.0;
     unsigned spins = 0;
 
     for (;;) {
@@ -282,9 +326,17 @@ int ex_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s)
         if (1 == n) {
             return 1;
         }
-        if (0 == (++spins & 0xfff) && ex_now() > deadline) {
+        if (0 != (++spins & 0xfff) || ex_now() < look) {
+            continue;
+        }
+        if (ex_now() > start + timeout_s) {
             return 0;
         }
+        if (peer_closed(fd)) {
+            fprintf(stderr, "no completion, and the peer closed the side channel (it stopped)\n");
+            return 0;
+        }
+        look = ex_now() + 1.0;
     }
 }
 

@@ -12,12 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EX_PORT      1
-#define EX_TCP_PORT  18515
-#define EX_PSN       7 /* JACCL's fixed PSN */
-#define EX_DEPTH     32
-#define EX_FRAME     4096
-#define EX_TIMEOUT_S 20.0 /* hang guard only: a UC peer that is gone never completes */
+#define EX_PORT     1
+#define EX_TCP_PORT 18515
+#define EX_PSN      7 /* JACCL's fixed PSN */
+#define EX_DEPTH    32
+#define EX_FRAME    4096
+/* The hang guard only (see ex_timeout_s): a UC peer that is gone never completes anything. */
+#define EX_TIMEOUT_S 20.0
 
 /* What each side sends the other over TCP. */
 struct ex_dest {
@@ -44,6 +45,9 @@ int ex_find_gid(struct ibv_context *ctx, const char *arg, int *index_p, union ib
 /* PD, CQ and a UC QP (depth EX_DEPTH, one SGE, no inline) moved to INIT. */
 int ex_conn_setup(struct ex_conn *c, struct ibv_context *ctx);
 
+/* The same with max_send_wr = max_recv_wr = depth (and a CQ of 2 * depth + 2). */
+int ex_conn_setup_depth(struct ex_conn *c, struct ibv_context *ctx, uint32_t depth);
+
 /* RTR towards rem (sgid_index = c->gid_index, MTU 1024) then RTS. */
 int ex_conn_connect(struct ex_conn *c, const struct ex_dest *rem);
 
@@ -59,8 +63,24 @@ int ex_xchg(int fd, const void *out, void *in, size_t len);
 /* Busy-polls cq for one completion. Returns 1, 0 on timeout, -1 on a poll error. */
 int ex_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s);
 
+/*
+ * The same, and 0 as soon as the peer closed the side channel fd (it failed or exited: a UC
+ * peer that is gone never completes anything). Looked at once a second without a completion,
+ * so a run that keeps completing makes no system call for it. fd < 0: never looked at.
+ */
+int ex_wait_wc_peer(struct ibv_cq *cq, struct ibv_wc *wc, double timeout_s, int fd);
+
 /* Monotonic seconds. */
 double ex_now(void);
+
+/* The hang guard of a completion wait: EX_TIMEOUT_S, or env EX_TIMEOUT_S (seconds, > 0). */
+double ex_timeout_s(void);
+
+/* Byte i of a test pattern without a short period (a lost, stale or shifted frame shows). */
+uint8_t ex_pattern(size_t i);
+
+/* buf[k] = ex_pattern(k + offset) for k < len. */
+void ex_pattern_fill(uint8_t *buf, size_t len, size_t offset);
 
 /* One signaled SEND / one RECV of buf (inside mr, one SGE). Return the verb's rc. */
 int ex_post_send(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id,

@@ -1,16 +1,19 @@
 /*
- * tbsim_limits: negative tests of Apple's Thunderbolt RDMA limits over plain verbs, on one
- * host with one cable. The client checks, printing PASS/FAIL per check:
+ * tbsim_limits: negative and positive tests of Apple's Thunderbolt RDMA limits over plain verbs,
+ * on one host with one cable; each limit is checked on both sides (the largest accepted, the
+ * smallest refused). The client checks, printing PASS/FAIL per check:
  *   RC and UD QPs fail with EOPNOTSUPP; inline data and 2 SGEs fail create_qp with EINVAL;
- *   the 11th QP of a device fails with EBUSY; the 101st MR fails with ENOMEM; the 64th
- *   posted receive fails with ENOMEM (caps of 128 accepted); RTS before RTR, RTR with a
- *   non-IPv4-mapped sgid_index, with a dgid that is not the peer's, or with MTU > 4096 fail
- *   with EINVAL; and, with the peer (the same program without server_host, on the other end
- *   of the cable): a non-SEND opcode, 2 SGEs and a message over 16,773,120 B fail post_send
- *   with EINVAL and bad_wr set; a 1-frame send into a 2-frame receive completes that receive
- *   with an error and a matching one succeeds; sends wait for the peer's receives (no
- *   completion without a credit) and the 64th outstanding send fails with ENOMEM; unsignaled
- *   sends (sq_sig_all 0) give no completion.
+ *   caps of 4095 WRs are accepted, 4096 fail with EINVAL; the 11th QP of a device fails with
+ *   EBUSY; the 101st MR fails with ENOMEM; a queue takes max_send_wr / max_recv_wr outstanding
+ *   WRs, at most 63 (the next post fails with ENOMEM, ibv_query_qp says so); RTS before RTR,
+ *   RTR with a non-IPv4-mapped sgid_index, with a dgid that is not the peer's, with MTU > 4096
+ *   or without the UC mask bits fail with EINVAL; and, with the peer (the same program without
+ *   server_host, on the other end of the cable): a non-SEND opcode, 2 SGEs and a message or a
+ *   receive over 16,773,120 B fail with EINVAL and bad_wr set; the frame rule both ways (a send
+ *   of another frame count, or longer than the receive, fails the receive with
+ *   IBV_WC_LOC_LEN_ERR and delivers nothing; a shorter send of the same frame count, and a
+ *   16,773,120 B message, arrive whole with their byte_len); sends wait for the peer's
+ *   receives (credits); unsignaled sends give no completion; a send's completion is held back.
  *
  *   tbsim_limits [-d dev] [-p tcp_port] [-o held] [server_host]
  *   tbsim_limits [-d dev] -k N
@@ -28,12 +31,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#define QP_LIMIT  10
-#define MR_LIMIT  100
-#define WR_LIMIT  63
-#define MSG_MAX   16773120
-#define CAP_ASKED 128
-#define IDLE_POLL 100000
+#define QP_LIMIT   10
+#define MR_LIMIT   100
+#define WR_LIMIT   63
+#define WR_CAP_MAX 4095
+#define MSG_MAX    16773120
+#define CAP_ASKED  128 /* the connected QP's caps: more than the 63 posting accepts */
+#define CAP_SMALL  32  /* a cap below 63, which the queue must honour */
+#define CAP_RECV   16
+#define BUF_LEN    (MSG_MAX + EX_FRAME) /* every buffer: room for a message one byte too big */
+#define CANARY     0xee                 /* the peer's receive buffer before a receive */
+#define IDLE_POLL  100000
 
 enum peer_op { OP_POST = 1, OP_WAIT = 2, OP_QUIT = 3 };
 
@@ -41,17 +49,26 @@ enum peer_op { OP_POST = 1, OP_WAIT = 2, OP_QUIT = 3 };
 struct peer_cmd {
     uint32_t op;
     uint32_t len;
-    uint32_t pad;
+    uint32_t pad[3];
 };
 
 struct peer_reply {
-    int32_t status;
-    uint32_t byte_len;
+    int32_t status;    /* OP_POST: post_recv's rc; OP_WAIT: the completion's status, -1 none */
+    uint32_t byte_len; /* OP_WAIT: the completion's fields */
     uint32_t opcode;
+    uint32_t intact;    /* the first byte_len bytes are the message's pattern */
+    uint32_t untouched; /* every byte after them, up to the receive's end + 4 KiB, is CANARY */
 };
 
 static int g_failed;
-static int g_held; /* QPs of this device held by other processes of this host (-o) */
+static int g_held;         /* QPs of this device held by other processes of this host (-o) */
+static int g_peer_fd = -1; /* the side channel: a wait ends when the peer closed it */
+
+/* One completion of cq, or 0 on the hang guard or when the peer stopped. */
+static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+    return ex_wait_wc_peer(cq, wc, ex_timeout_s(), g_peer_fd);
+}
 
 static void check(int ok, const char *what, const char *detail)
 {
@@ -64,12 +81,42 @@ static void check_errno(int got, int want, const char *what)
     char detail[128];
 
     snprintf(detail, sizeof(detail), "got %s (%d), want %s (%d)", got ? strerror(got) : "success",
-             got, strerror(want), want);
+             got, want ? strerror(want) : "success", want);
     check(got == want, what, detail);
 }
 
-static struct ibv_qp *qp_make(struct ex_conn *c, enum ibv_qp_type type, uint32_t cap, uint32_t sge,
-                              uint32_t inl)
+/* A queue took posted WRs before a post returned rc: want of them, then ENOMEM. */
+static void check_depth(int want, int posted, int rc, const char *outstanding, const char *next)
+{
+    char detail[64];
+
+    snprintf(detail, sizeof(detail), "%d posted before rc %d", posted, rc);
+    check(want == posted, outstanding, detail);
+    check_errno(rc, ENOMEM, next);
+}
+
+/* Posts 64 B sends from mr on qp until one fails or most went in; its rc in *rc_p. */
+static int fill_sends(struct ibv_qp *qp, struct ibv_mr *mr, int most, int *rc_p,
+                      struct ibv_send_wr **bad_p)
+{
+    int posted = 0;
+
+    *rc_p = 0;
+    while (posted < most
+           && 0 == (*rc_p = ex_post_send(qp, mr, mr->addr, 64, (uint64_t) posted, bad_p))) {
+        posted++;
+    }
+    return posted;
+}
+
+static struct ibv_qp_cap cap_of(uint32_t send_wr, uint32_t recv_wr, uint32_t sge, uint32_t inl)
+{
+    struct ibv_qp_cap cap = {send_wr, recv_wr, sge, sge, inl};
+
+    return cap;
+}
+
+static struct ibv_qp *qp_make(struct ex_conn *c, enum ibv_qp_type type, struct ibv_qp_cap cap)
 {
     struct ibv_qp_init_attr init;
 
@@ -77,18 +124,15 @@ static struct ibv_qp *qp_make(struct ex_conn *c, enum ibv_qp_type type, uint32_t
     init.send_cq = c->cq;
     init.recv_cq = c->cq;
     init.qp_type = type;
-    init.cap.max_send_wr = cap;
-    init.cap.max_recv_wr = cap;
-    init.cap.max_send_sge = sge;
-    init.cap.max_recv_sge = sge;
-    init.cap.max_inline_data = inl;
+    init.cap = cap;
     errno = 0;
     return ibv_create_qp(c->pd, &init);
 }
 
-static int qp_fail_errno(struct ex_conn *c, enum ibv_qp_type type, uint32_t sge, uint32_t inl)
+/* errno of a create_qp that should fail; 0 (and the QP destroyed) when it succeeded. */
+static int qp_fail_errno(struct ex_conn *c, enum ibv_qp_type type, struct ibv_qp_cap cap)
 {
-    struct ibv_qp *qp = qp_make(c, type, 8, sge, inl);
+    struct ibv_qp *qp = qp_make(c, type, cap);
 
     if (NULL != qp) {
         ibv_destroy_qp(qp);
@@ -99,10 +143,35 @@ static int qp_fail_errno(struct ex_conn *c, enum ibv_qp_type type, uint32_t sge,
 
 static void check_qp_types(struct ex_conn *c)
 {
-    check_errno(qp_fail_errno(c, IBV_QPT_RC, 1, 0), EOPNOTSUPP, "RC QP fails with EOPNOTSUPP");
-    check_errno(qp_fail_errno(c, IBV_QPT_UD, 1, 0), EOPNOTSUPP, "UD QP fails with EOPNOTSUPP");
-    check_errno(qp_fail_errno(c, IBV_QPT_UC, 1, 64), EINVAL, "inline data fails with EINVAL");
-    check_errno(qp_fail_errno(c, IBV_QPT_UC, 2, 0), EINVAL, "2 SGEs per WR fail with EINVAL");
+    check_errno(qp_fail_errno(c, IBV_QPT_RC, cap_of(8, 8, 1, 0)), EOPNOTSUPP,
+                "RC QP fails with EOPNOTSUPP");
+    check_errno(qp_fail_errno(c, IBV_QPT_UD, cap_of(8, 8, 1, 0)), EOPNOTSUPP,
+                "UD QP fails with EOPNOTSUPP");
+    check_errno(qp_fail_errno(c, IBV_QPT_UC, cap_of(8, 8, 1, 64)), EINVAL,
+                "inline data fails with EINVAL");
+    check_errno(qp_fail_errno(c, IBV_QPT_UC, cap_of(8, 8, 2, 0)), EINVAL,
+                "2 SGEs per WR fail with EINVAL");
+}
+
+/* The caps create_qp accepts (4095) and refuses (4096), and what ibv_query_qp reports. */
+static void check_caps(struct ex_conn *c)
+{
+    struct ibv_qp_init_attr init;
+    struct ibv_qp_attr attr;
+    char detail[64];
+
+    check_errno(qp_fail_errno(c, IBV_QPT_UC, cap_of(WR_CAP_MAX, WR_CAP_MAX, 1, 0)), 0,
+                "create_qp accepts caps of 4095 WRs");
+    check_errno(qp_fail_errno(c, IBV_QPT_UC, cap_of(WR_CAP_MAX + 1, 8, 1, 0)), EINVAL,
+                "max_send_wr 4096 fails create_qp with EINVAL");
+    check_errno(qp_fail_errno(c, IBV_QPT_UC, cap_of(8, WR_CAP_MAX + 1, 1, 0)), EINVAL,
+                "max_recv_wr 4096 fails create_qp with EINVAL");
+    memset(&attr, 0, sizeof(attr));
+    ibv_query_qp(c->qp, &attr, IBV_QP_CAP, &init);
+    snprintf(detail, sizeof(detail), "max_send_wr %u max_recv_wr %u", attr.cap.max_send_wr,
+             attr.cap.max_recv_wr);
+    check(WR_LIMIT == attr.cap.max_send_wr && WR_LIMIT == attr.cap.max_recv_wr,
+          "query_qp of a QP asked 128 WRs reports the 63 posting accepts", detail);
 }
 
 static void check_qp_limit(struct ex_conn *c)
@@ -113,7 +182,8 @@ static void check_qp_limit(struct ex_conn *c)
     char detail[64];
 
     qps[0] = NULL;
-    while (made < QP_LIMIT - g_held && NULL != (qps[made] = qp_make(c, IBV_QPT_UC, 8, 1, 0))) {
+    while (made < QP_LIMIT - g_held
+           && NULL != (qps[made] = qp_make(c, IBV_QPT_UC, cap_of(8, 8, 1, 0)))) {
         made++;
     }
     snprintf(detail, sizeof(detail), "only %d created (%s)", made, strerror(errno));
@@ -121,7 +191,7 @@ static void check_qp_limit(struct ex_conn *c)
           g_held ? "the QPs other processes of this host hold count against the 10"
                  : "10 UC QPs per device can be created",
           detail);
-    qps[made] = qp_make(c, IBV_QPT_UC, 8, 1, 0);
+    qps[made] = qp_make(c, IBV_QPT_UC, cap_of(8, 8, 1, 0));
     err = (NULL == qps[made]) ? errno : 0;
     if (NULL != qps[made]) {
         made++;
@@ -169,27 +239,32 @@ static int qp_init(struct ibv_qp *qp)
                          IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
-static void check_recv_depth(struct ex_conn *c, struct ibv_mr *mr)
+/* A QP asked cap receives takes want of them; the next one fails with ENOMEM. */
+static void check_recv_depth(struct ex_conn *c, struct ibv_mr *mr, uint32_t cap, int want)
 {
-    struct ibv_qp *qp = qp_make(c, IBV_QPT_UC, CAP_ASKED, 1, 0);
+    struct ibv_qp *qp = qp_make(c, IBV_QPT_UC, cap_of(8, cap, 1, 0));
     int posted = 0;
     int rc = 0;
-    char detail[64];
+    char what[96];
+    char next[96];
 
-    check(NULL != qp, "create_qp accepts caps of 128 WRs", strerror(errno));
     if (NULL == qp || 0 != qp_init(qp)) {
+        check(0, "QP for the receive depth checks", strerror(errno));
         return;
     }
-    while (posted < WR_LIMIT + 1 && 0 == (rc = ex_post_recv(qp, mr, mr->addr, EX_FRAME, 0))) {
+    while (posted < want + 1 && 0 == (rc = ex_post_recv(qp, mr, mr->addr, EX_FRAME, 0))) {
         posted++;
     }
-    snprintf(detail, sizeof(detail), "%d receives posted before rc %d", posted, rc);
-    check(WR_LIMIT == posted, "63 receives can be outstanding", detail);
-    check_errno(rc, ENOMEM, "the 64th posted receive fails with ENOMEM");
+    snprintf(what, sizeof(what), "%d receives can be outstanding (max_recv_wr %u)", want, cap);
+    snprintf(next, sizeof(next), "the %dth posted receive fails with ENOMEM%s", want + 1,
+             (WR_LIMIT == want) ? "" : " (max_recv_wr honoured)");
+    check_depth(want, posted, rc, what, next);
     ibv_destroy_qp(qp);
 }
 
-static int rtr(struct ibv_qp *qp, int sgid_index, const uint8_t *dgid, enum ibv_mtu mtu)
+/* RTR towards QPN 0x123 (nobody's) with every attribute valid, but only the bits of mask set. */
+static int rtr_full(struct ibv_qp *qp, int sgid_index, const uint8_t *dgid, enum ibv_mtu mtu,
+                    int mask)
 {
     struct ibv_qp_attr attr;
 
@@ -203,35 +278,79 @@ static int rtr(struct ibv_qp *qp, int sgid_index, const uint8_t *dgid, enum ibv_
     attr.ah_attr.grh.hop_limit = 1;
     attr.ah_attr.grh.sgid_index = (uint8_t) sgid_index;
     memcpy(attr.ah_attr.grh.dgid.raw, dgid, 16);
-    return ibv_modify_qp(
-        qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
+    return ibv_modify_qp(qp, &attr, mask);
+}
+
+static int rtr(struct ibv_qp *qp, int sgid_index, const uint8_t *dgid, enum ibv_mtu mtu)
+{
+    return rtr_full(qp, sgid_index, dgid, mtu,
+                    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
+}
+
+/* RTR with valid attributes (MTU 1024) and the given mask: only the mask can be wrong. */
+static int rtr_mask(struct ibv_qp *qp, int sgid_index, const uint8_t *dgid, int mask)
+{
+    return rtr_full(qp, sgid_index, dgid, IBV_MTU_1024, mask);
+}
+
+static int rts(struct ibv_qp *qp)
+{
+    struct ibv_qp_attr attr;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_RTS;
+    attr.sq_psn = EX_PSN;
+    return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
 static void check_rtr(struct ex_conn *c, const uint8_t *peer_gid)
 {
-    struct ibv_qp *qp = qp_make(c, IBV_QPT_UC, 8, 1, 0);
-    struct ibv_qp_attr attr;
+    struct ibv_qp *qp = qp_make(c, IBV_QPT_UC, cap_of(8, 8, 1, 0));
 
     if (NULL == qp || 0 != qp_init(qp)) {
         check(0, "QP for the RTR checks", strerror(errno));
         return;
     }
-    memset(&attr, 0, sizeof(attr));
-    attr.qp_state = IBV_QPS_RTS;
-    check_errno(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN), EINVAL,
-                "RTS before RTR fails with EINVAL");
+    check_errno(rts(qp), EINVAL, "RTS before RTR fails with EINVAL");
     check_errno(rtr(qp, 0, peer_gid, IBV_MTU_1024), EINVAL,
                 "RTR with sgid_index 0 (fe80, not IPv4-mapped) fails with EINVAL");
     check_errno(rtr(qp, c->gid_index, c->gid.raw, IBV_MTU_1024), EINVAL,
                 "RTR towards our own GID (not the peer's) fails with EINVAL");
     check_errno(rtr(qp, c->gid_index, peer_gid, (enum ibv_mtu) 6), EINVAL,
                 "RTR with an MTU above 4096 fails with EINVAL");
-    attr.qp_state = IBV_QPS_RTR;
-    attr.path_mtu = IBV_MTU_1024;
-    check_errno(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU), EINVAL,
-                "RTR without DEST_QPN and RQ_PSN in the mask fails with EINVAL");
+    check_errno(rtr_mask(qp, c->gid_index, peer_gid, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU),
+                EINVAL, "RTR without DEST_QPN and RQ_PSN in the mask fails with EINVAL");
     check_errno(rtr(qp, c->gid_index, peer_gid, IBV_MTU_1024), 0,
                 "RTR with the IPv4-mapped GIDs of both ends succeeds");
+    ibv_destroy_qp(qp);
+}
+
+/*
+ * max_send_wr below 63 is honoured: a QP asked 32 (in RTS towards a QPN nobody has, so its
+ * sends stay queued) takes 32 sends; the 33rd fails with ENOMEM; ibv_query_qp reports 32.
+ */
+static void check_send_cap(struct ex_conn *c, struct ibv_mr *mr, const uint8_t *peer_gid)
+{
+    struct ibv_qp *qp = qp_make(c, IBV_QPT_UC, cap_of(CAP_SMALL, 8, 1, 0));
+    struct ibv_send_wr *bad = NULL;
+    struct ibv_qp_init_attr init;
+    struct ibv_qp_attr attr;
+    int posted;
+    int rc;
+    char detail[64];
+
+    if (NULL == qp || 0 != qp_init(qp) || 0 != rtr(qp, c->gid_index, peer_gid, IBV_MTU_1024)
+        || 0 != rts(qp)) {
+        check(0, "QP asked max_send_wr 32, in RTS", strerror(errno));
+        return;
+    }
+    memset(&attr, 0, sizeof(attr));
+    ibv_query_qp(qp, &attr, IBV_QP_CAP, &init);
+    snprintf(detail, sizeof(detail), "max_send_wr %u", attr.cap.max_send_wr);
+    check(CAP_SMALL == attr.cap.max_send_wr, "query_qp of a QP asked 32 sends reports 32", detail);
+    posted = fill_sends(qp, mr, CAP_SMALL + 1, &rc, &bad);
+    check_depth(CAP_SMALL, posted, rc, "32 sends can be outstanding (max_send_wr 32)",
+                "the 33rd outstanding send fails with ENOMEM (max_send_wr honoured)");
     ibv_destroy_qp(qp);
 }
 
@@ -257,53 +376,95 @@ static void check_bad_sends(struct ex_conn *c, struct ibv_mr *mr, struct ibv_mr 
     rc = ibv_post_send(c->qp, &wr, &bad);
     check_errno(rc, EINVAL, "a send with 2 SGEs fails with EINVAL");
     check(bad == &wr, "bad_wr points at the 2-SGE send", "bad_wr not set");
+    bad = NULL;
     rc = ex_post_send(c->qp, big, big->addr, MSG_MAX + 1, 0, &bad);
-    check_errno(rc, EINVAL, "a send of 16,773,121 B fails with EINVAL");
+    check_errno(rc, EINVAL, "a send of 16,773,121 B (inside its MR) fails with EINVAL");
+    check(NULL != bad, "bad_wr is set on the 16,773,121 B send", "bad_wr not set");
 }
 
 static int peer_do(int fd, uint32_t op, uint32_t len, struct peer_reply *rep)
 {
-    struct peer_cmd cmd = {op, len, 0};
+    struct peer_cmd cmd = {op, len, {0, 0, 0}};
 
     _Static_assert(sizeof(struct peer_cmd) == sizeof(struct peer_reply), "one exchange size");
 
     return ex_xchg(fd, &cmd, rep, sizeof(cmd));
 }
 
-static int send_ok(struct ex_conn *c, struct ibv_mr *mr)
+/* One signaled send of len bytes of the pattern; 1 when it completes with success. */
+static int send_ok(struct ex_conn *c, struct ibv_mr *big, uint32_t len)
 {
     struct ibv_wc wc;
 
-    if (0 != ex_post_send(c->qp, mr, mr->addr, EX_FRAME, 1, NULL)
-        || 1 != ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S)) {
+    if (0 != ex_post_send(c->qp, big, big->addr, len, 1, NULL) || 1 != wait_wc(c->cq, &wc)) {
         return 0;
     }
     return IBV_WC_SUCCESS == wc.status;
 }
 
-static void check_frames(struct ex_conn *c, struct ibv_mr *mr, int fd)
-{
-    struct peer_reply rep;
-    char detail[96];
+/* One case of the frame rule: a send of send_len into a receive of recv_len. */
+struct frame_case {
+    uint32_t recv_len;
+    uint32_t send_len;
+    int status; /* the receive's: IBV_WC_SUCCESS (all bytes, byte_len send_len) or LOC_LEN_ERR */
+    const char *what;
+};
 
-    /* 1 frame sent into a 2-frame receive: Apple fails the receive */
-    if (0 != peer_do(fd, OP_POST, 2 * EX_FRAME, &rep)) {
-        check(0, "peer posts a 2-frame receive", "side channel");
+static const struct frame_case frame_cases[] = {
+    {2 * EX_FRAME, EX_FRAME, IBV_WC_LOC_LEN_ERR, "a 1-frame send into a 2-frame receive"},
+    {EX_FRAME, 2 * EX_FRAME, IBV_WC_LOC_LEN_ERR, "a 2-frame send into a 1-frame receive"},
+    {4000, 4001, IBV_WC_LOC_LEN_ERR, "a 4001 B send into a 4000 B receive (1 frame each)"},
+    {EX_FRAME, EX_FRAME, IBV_WC_SUCCESS, "a 1-frame send into a 1-frame receive"},
+    {EX_FRAME, 100, IBV_WC_SUCCESS, "a 100 B send into a 4096 B receive (1 frame each)"},
+    {2 * EX_FRAME, EX_FRAME + 1, IBV_WC_SUCCESS, "a 4097 B send into an 8192 B receive"},
+    {EX_FRAME, 0, IBV_WC_SUCCESS, "a 0 B send (1 frame) into a 4096 B receive"},
+    {MSG_MAX, MSG_MAX, IBV_WC_SUCCESS, "a 16,773,120 B send (4095 frames) into as much"},
+};
+
+static void check_frame_case(struct ex_conn *c, struct ibv_mr *big, int fd,
+                             const struct frame_case *fc)
+{
+    int ok = IBV_WC_SUCCESS == fc->status;
+    struct peer_reply rep;
+    char what[160];
+    char detail[128];
+
+    if (0 != peer_do(fd, OP_POST, fc->recv_len, &rep) || 0 != rep.status) {
+        check(0, fc->what, "the peer could not post its receive");
         return;
     }
-    check(send_ok(c, mr), "the 1-frame send completes with success", "no success completion");
+    snprintf(what, sizeof(what), "%s: the send completes with success", fc->what);
+    check(send_ok(c, big, fc->send_len), what, "no success completion");
     peer_do(fd, OP_WAIT, 0, &rep);
-    snprintf(detail, sizeof(detail), "receive status %s (%d)", ibv_wc_status_str(rep.status),
-             rep.status);
-    check(IBV_WC_SUCCESS != rep.status && rep.status >= 0,
-          "a 1-frame send into a 2-frame receive completes the receive with an error", detail);
-    peer_do(fd, OP_POST, EX_FRAME, &rep);
-    check(send_ok(c, mr), "the matching 1-frame send completes with success", "no success");
-    peer_do(fd, OP_WAIT, 0, &rep);
-    snprintf(detail, sizeof(detail), "status %d byte_len %u opcode %u", rep.status, rep.byte_len,
-             rep.opcode);
-    check(IBV_WC_SUCCESS == rep.status && EX_FRAME == rep.byte_len && IBV_WC_RECV == rep.opcode,
-          "a 1-frame send into a 1-frame receive succeeds (IBV_WC_RECV, byte_len 4096)", detail);
+    snprintf(detail, sizeof(detail),
+             "status %s (%d), byte_len %u, opcode %u, intact %u, untouched %u",
+             ibv_wc_status_str(rep.status), rep.status, rep.byte_len, rep.opcode, rep.intact,
+             rep.untouched);
+    if (ok) {
+        snprintf(what, sizeof(what), "%s arrives whole (IBV_WC_RECV, byte_len %u)", fc->what,
+                 fc->send_len);
+    } else {
+        snprintf(what, sizeof(what), "%s fails the receive with IBV_WC_LOC_LEN_ERR", fc->what);
+    }
+    check(fc->status == rep.status && (!ok || fc->send_len == rep.byte_len)
+              && (!ok || IBV_WC_RECV == rep.opcode) && rep.intact,
+          what, detail);
+    snprintf(what, sizeof(what), "%s: nothing written %s", fc->what,
+             ok ? "past byte_len" : "into the receive buffer");
+    check(rep.untouched, what, detail);
+}
+
+static void check_frames(struct ex_conn *c, struct ibv_mr *big, int fd)
+{
+    struct peer_reply rep;
+    int rc;
+
+    for (size_t i = 0; i < sizeof(frame_cases) / sizeof(frame_cases[0]); i++) {
+        check_frame_case(c, big, fd, &frame_cases[i]);
+    }
+    peer_do(fd, OP_POST, MSG_MAX + 1, &rep);
+    rc = rep.status;
+    check_errno(rc, EINVAL, "a receive of 16,773,121 B (inside its MR) fails with EINVAL");
 }
 
 /* A 64-byte send from the start of mr. */
@@ -327,7 +488,7 @@ static void check_unsignaled(struct ex_conn *c, struct ibv_mr *mr, int fd)
     ok &= 0 == post_small(c, mr, 11, 0) && 0 == post_small(c, mr, 12, 0)
           && 0 == post_small(c, mr, 13, IBV_SEND_SIGNALED);
     check(ok, "post 2 unsignaled sends and 1 signaled send", "post failed");
-    ok = 1 == ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S) && 13 == wc.wr_id;
+    ok = 1 == wait_wc(c->cq, &wc) && 13 == wc.wr_id;
     check(ok, "only the signaled send completes (wr_id 13)", "wrong or no completion");
     check(ok && IBV_WC_SEND == wc.opcode && c->qp->qp_num == wc.qp_num,
           "its completion says IBV_WC_SEND and names the QP", "wrong opcode or qp_num");
@@ -353,26 +514,22 @@ static int count_idle_completions(struct ibv_cq *cq)
     return got;
 }
 
+/* The connected QP was asked 128 WRs: 63 sends wait for credits, the 64th fails. */
 static void check_credits(struct ex_conn *c, struct ibv_mr *mr, int fd)
 {
     struct ibv_send_wr *bad = NULL;
     struct peer_reply rep;
     struct ibv_wc wc;
-    int posted = 0;
-    int rc = 0;
-    char detail[64];
+    int rc;
+    int posted = fill_sends(c->qp, mr, WR_LIMIT + 1, &rc, &bad);
 
-    while (posted < WR_LIMIT + 1 && 0 == (rc = ex_post_send(c->qp, mr, mr->addr, 64, 2, &bad))) {
-        posted++;
-    }
-    snprintf(detail, sizeof(detail), "%d sends posted before rc %d", posted, rc);
-    check(WR_LIMIT == posted, "63 sends can be outstanding (cap asked: 128)", detail);
-    check_errno(rc, ENOMEM, "the 64th outstanding send fails with ENOMEM");
+    check_depth(WR_LIMIT, posted, rc, "63 sends can be outstanding (max_send_wr 128)",
+                "the 64th outstanding send fails with ENOMEM");
     check(NULL != bad, "bad_wr is set on the 64th send", "bad_wr not set");
     check(0 == count_idle_completions(c->cq), "no send completes while the peer posts no receive",
           "a send completed without a credit");
     peer_do(fd, OP_POST, 64, &rep);
-    rc = ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S);
+    rc = wait_wc(c->cq, &wc);
     check(1 == rc && IBV_WC_SUCCESS == wc.status, "one posted receive releases one send",
           "no completion");
     check(0 == count_idle_completions(c->cq), "and only one", "more sends completed");
@@ -398,12 +555,29 @@ static void check_send_cqe_held(struct ex_conn *c, struct ibv_mr *mr, int fd)
     first = ibv_poll_cq(c->cq, 1, &wc);
     check(0 == first, "the first poll_cq after the send reports no completion yet",
           "its completion was visible at once");
-    check(1 == ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S) && 21 == wc.wr_id
-              && IBV_WC_SUCCESS == wc.status,
+    check(1 == wait_wc(c->cq, &wc) && 21 == wc.wr_id && IBV_WC_SUCCESS == wc.status,
           "a later poll_cq reports the send's completion (success)", "no completion");
     peer_do(fd, OP_WAIT, 0, &rep);
     check(IBV_WC_SUCCESS == rep.status && 64 == rep.byte_len, "the peer received that send",
           "peer receive failed");
+}
+
+/* The checks on this host alone that need no MR (the MR limit counts every MR). */
+static void client_limits(struct ex_conn *c)
+{
+    check_qp_types(c);
+    check_caps(c);
+    check_qp_limit(c);
+    check_mr_limit(c);
+}
+
+/* The checks on this host alone that post (into mr), before the connection. */
+static void client_depths(struct ex_conn *c, struct ibv_mr *mr, const uint8_t *peer_gid)
+{
+    check_recv_depth(c, mr, CAP_ASKED, WR_LIMIT);
+    check_recv_depth(c, mr, CAP_RECV, CAP_RECV);
+    check_rtr(c, peer_gid);
+    check_send_cap(c, mr, peer_gid);
 }
 
 static int client(struct ex_conn *c, int fd, const struct ex_dest *peer)
@@ -411,76 +585,115 @@ static int client(struct ex_conn *c, int fd, const struct ex_dest *peer)
     struct ibv_mr *mr = NULL;
     struct ibv_mr *big = NULL;
     uint8_t *buf = NULL;
-    size_t big_len = MSG_MAX + EX_FRAME;
     struct peer_reply rep;
+    int rc = -1;
 
-    check_qp_types(c);
-    check_qp_limit(c);
-    check_mr_limit(c);
-    if (0 != posix_memalign((void **) &buf, EX_FRAME, big_len)) {
+    client_limits(c);
+    if (0 != posix_memalign((void **) &buf, EX_FRAME, BUF_LEN)) {
         return -1;
     }
-    memset(buf, 0x5a, big_len);
+    ex_pattern_fill(buf, BUF_LEN, 0);
     mr = ibv_reg_mr(c->pd, buf, 2 * EX_FRAME, IBV_ACCESS_LOCAL_WRITE);
-    big = ibv_reg_mr(c->pd, buf, big_len, IBV_ACCESS_LOCAL_WRITE);
+    big = ibv_reg_mr(c->pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
     if (NULL == mr || NULL == big) {
         check(0, "register the test buffers", strerror(errno));
-        return -1;
+        goto out_dereg;
     }
-    check_recv_depth(c, mr);
-    check_rtr(c, peer->gid);
+    client_depths(c, mr, peer->gid);
     if (0 != ex_conn_connect(c, peer)) {
         check(0, "connect to the peer", "see above");
-        return -1;
+        goto out_dereg;
     }
     check_bad_sends(c, mr, big);
-    check_frames(c, mr, fd);
+    check_frames(c, big, fd);
     check_unsignaled(c, mr, fd);
     check_send_cqe_held(c, mr, fd);
     check_credits(c, mr, fd);
     peer_do(fd, OP_QUIT, 0, &rep);
-    ibv_dereg_mr(big);
-    ibv_dereg_mr(mr);
+    rc = 0;
+out_dereg:
+    if (NULL != big) {
+        ibv_dereg_mr(big);
+    }
+    if (NULL != mr) {
+        ibv_dereg_mr(mr);
+    }
     free(buf);
-    return 0;
+    return rc;
+}
+
+/* The peer's side: one receive buffer, registered whole, for every receive the client asks. */
+struct peer {
+    struct ex_conn *c;
+    uint8_t *buf;
+    struct ibv_mr *mr;
+};
+
+/* OP_POST: CANARY over the receive's length + 4 KiB, then the receive (wr_id = its length). */
+static int32_t peer_post(struct peer *p, uint32_t len)
+{
+    size_t fill = (size_t) len + EX_FRAME;
+
+    memset(p->buf, CANARY, (fill < BUF_LEN) ? fill : BUF_LEN);
+    return ex_post_recv(p->c->qp, p->mr, p->buf, len, len);
+}
+
+/* OP_WAIT: the next completion, with what the buffer then holds. */
+static void peer_wait(struct peer *p, struct peer_reply *rep)
+{
+    struct ibv_wc wc;
+    size_t end;
+    size_t got;
+
+    if (1 != wait_wc(p->c->cq, &wc)) {
+        rep->status = -1;
+        return;
+    }
+    rep->status = wc.status;
+    rep->byte_len = wc.byte_len;
+    rep->opcode = wc.opcode;
+    end = (wc.wr_id + EX_FRAME < BUF_LEN) ? wc.wr_id + EX_FRAME : BUF_LEN;
+    got = (wc.byte_len < end) ? wc.byte_len : end;
+    rep->intact = 1;
+    rep->untouched = 1;
+    for (size_t i = 0; i < got; i++) {
+        rep->intact &= ex_pattern(i) == p->buf[i];
+    }
+    for (size_t i = got; i < end; i++) {
+        rep->untouched &= CANARY == p->buf[i];
+    }
 }
 
 /* The peer: posts receives and reports their completions, as the client asks. */
 static int server(struct ex_conn *c, int fd)
 {
-    static uint8_t buf[2 * EX_FRAME] __attribute__((aligned(EX_FRAME)));
-    struct ibv_mr *mr = ibv_reg_mr(c->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+    struct peer p = {c, NULL, NULL};
     struct peer_cmd cmd;
     struct peer_reply rep;
-    struct ibv_wc wc;
 
-    if (NULL == mr) {
-        fprintf(stderr, "reg_mr failed: %s (errno %d)\n", strerror(errno), errno);
+    if (0 != posix_memalign((void **) &p.buf, EX_FRAME, BUF_LEN)
+        || NULL == (p.mr = ibv_reg_mr(c->pd, p.buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE))) {
+        fprintf(stderr, "receive buffer of %d B: %s (errno %d)\n", BUF_LEN, strerror(errno), errno);
+        free(p.buf);
         return -1;
     }
-    for (;;) {
-        if (sizeof(cmd) != read(fd, &cmd, sizeof(cmd)) || OP_QUIT == cmd.op) {
-            break;
-        }
+    while (sizeof(cmd) == read(fd, &cmd, sizeof(cmd)) && OP_QUIT != cmd.op) {
         memset(&rep, 0, sizeof(rep));
         if (OP_POST == cmd.op) {
-            rep.status = ex_post_recv(c->qp, mr, buf, cmd.len, cmd.len);
-        } else if (1 == ex_wait_wc(c->cq, &wc, EX_TIMEOUT_S)) {
-            rep.status = wc.status;
-            rep.byte_len = wc.byte_len;
-            rep.opcode = wc.opcode;
+            rep.status = peer_post(&p, cmd.len);
         } else {
-            rep.status = -1;
+            peer_wait(&p, &rep);
         }
         if (sizeof(rep) != write(fd, &rep, sizeof(rep))) {
             break;
         }
     }
-    rep.status = 0;
+    memset(&rep, 0, sizeof(rep));
     if (sizeof(rep) != write(fd, &rep, sizeof(rep))) {
         fprintf(stderr, "side channel closed early\n");
     }
-    ibv_dereg_mr(mr);
+    ibv_dereg_mr(p.mr);
+    free(p.buf);
     printf("tbsim_limits: peer done\n");
     return 0;
 }
@@ -491,7 +704,7 @@ static int hold(struct ex_conn *c, int n)
     char byte;
 
     for (int i = 1; i < n; i++) {
-        if (NULL == qp_make(c, IBV_QPT_UC, 8, 1, 0)) {
+        if (NULL == qp_make(c, IBV_QPT_UC, cap_of(8, 8, 1, 0))) {
             fprintf(stderr, "create_qp failed: %s (errno %d)\n", strerror(errno), errno);
             return -1;
         }
@@ -515,6 +728,7 @@ static int run(struct ex_conn *c, const char *host, int port)
     if (fd < 0 || 0 != ex_xchg(fd, &mine, &peer, sizeof(mine))) {
         return -1;
     }
+    g_peer_fd = fd;
     if (NULL == host) {
         rc = ex_conn_connect(c, &peer);
         rc = (0 == rc) ? server(c, fd) : rc;
@@ -552,7 +766,7 @@ int main(int argc, char **argv)
     }
     memset(&c, 0, sizeof(c));
     if (0 != ex_open_device(dev, &ctx) || 0 != ex_find_gid(ctx, "auto", &c.gid_index, &c.gid)
-        || 0 != ex_conn_setup(&c, ctx)) {
+        || 0 != ex_conn_setup_depth(&c, ctx, CAP_ASKED)) {
         return 1;
     }
     if (0 < keep) {

@@ -8,12 +8,16 @@
  *
  * Without server_host it is the server. The client's -s, -n and -m apply to both sides; -r
  * (the size of this side's receives, default -s) is local, to break the frame rule on purpose.
- * pingpong: round trips, prints latency and bandwidth, checks the echoed sequence number.
- * stream: the client sends n messages (each carries its sequence number and a hash); the
- * server counts what arrived, what was corrupted and the error completions, and both print
- * the totals (used by the fault tests: a dropped message gives no error completion). -P (stream
- * client): after half the messages, wait for a line on stdin, so a test can pull the cable.
- * -x (stream): no payload pattern or hash (the bench: measures the transport, not the check).
+ * pingpong: round trips, prints latency and bandwidth; each side checks every receive's byte_len
+ * and the client checks that every echo holds all the bytes it sent (a pattern that changes with
+ * the round, so stale bytes of an earlier round show).
+ * stream: the client sends n messages (each carries its sequence number and a hash of all its
+ * bytes); the server counts what arrived, what was corrupted (hash or byte_len wrong) and the
+ * error completions, lists the sequence numbers that never arrived intact ("lost seq:"), and
+ * both print the totals (used by the fault tests: a dropped message gives no error completion).
+ * -P (stream client): after half the messages, wait for a line on stdin, so a test can pull the
+ * cable. -x: no payload pattern, hash or content check (the bench: measures the transport, not
+ * the check); byte_len is still checked.
  * Exit 0 on success, 1 on a failure (the failing verb and errno are printed), 2 on usage.
  */
 #include "ex_common.h"
@@ -74,6 +78,7 @@ struct run {
     uint32_t early_len[EX_DEPTH];
     unsigned early_head;
     unsigned early_count;
+    uint8_t *arrived; /* stream server: one flag per sequence number that arrived intact */
 };
 
 static int usage(void)
@@ -154,11 +159,11 @@ static int wc_ok(const struct ibv_wc *wc, const char *what)
 
 static int wait_one(struct run *r, struct ibv_wc *wc)
 {
-    int n = ex_wait_wc(r->c.cq, wc, EX_TIMEOUT_S);
+    int n = ex_wait_wc_peer(r->c.cq, wc, ex_timeout_s(), r->fd);
 
     if (0 == n) {
         fprintf(stderr, "no completion within %.0f s (a UC peer that is gone never answers)\n",
-                EX_TIMEOUT_S);
+                ex_timeout_s());
     }
     return (1 == n) ? 0 : -1;
 }
@@ -181,6 +186,11 @@ static int buffers_setup(struct run *r)
     }
     memset(r->sbuf, 0xa5, total);
     memset(r->rbuf, 0, total);
+    r->arrived = calloc(r->o.iters, 1);
+    if (NULL == r->arrived) {
+        fprintf(stderr, "cannot allocate %u arrival flags\n", r->o.iters);
+        return -1;
+    }
     r->smr = ibv_reg_mr(r->c.pd, r->sbuf, total, IBV_ACCESS_LOCAL_WRITE);
     r->rmr = (NULL != r->smr) ? ibv_reg_mr(r->c.pd, r->rbuf, total, IBV_ACCESS_LOCAL_WRITE) : NULL;
     if (NULL == r->rmr) {
@@ -269,6 +279,43 @@ static int round_wait(struct run *r, int want_send, int want_recv, uint32_t *len
     return 0;
 }
 
+/* A receive of round i must be a whole message: byte_len the size both sides agreed. */
+static int len_ok(struct run *r, uint32_t i, uint32_t len)
+{
+    if (len != r->o.size) {
+        fprintf(stderr, "round %u: received %u B, expected %u B\n", i, len, r->o.size);
+        return 0;
+    }
+    return 1;
+}
+
+/* Round i's message: the pattern from offset 131 * i (unless -x), then i in the first bytes. */
+static void pingpong_fill(struct run *r, uint32_t i)
+{
+    uint8_t *s = r->sbuf + (i % EX_DEPTH) * r->slot;
+
+    if (!r->o.nocheck) {
+        ex_pattern_fill(s, r->o.size, 131u * i);
+    }
+    memcpy(s, &i, (r->o.size < sizeof(i)) ? r->o.size : sizeof(i));
+}
+
+/* The echo of round i holds every byte that round sent (unless -x). */
+static int echo_ok(struct run *r, uint32_t i)
+{
+    const uint8_t *sent = r->sbuf + (i % EX_DEPTH) * r->slot;
+    const uint8_t *echo = r->rbuf + (i % EX_DEPTH) * r->slot;
+
+    for (uint32_t b = 0; !r->o.nocheck && b < r->o.size; b++) {
+        if (echo[b] != sent[b]) {
+            fprintf(stderr, "round %u: the echo differs from what was sent at byte %u of %u\n", i,
+                    b, r->o.size);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int pingpong_client(struct run *r)
 {
     uint32_t len = 0;
@@ -280,16 +327,11 @@ static int pingpong_client(struct run *r)
     }
     t0 = ex_now();
     for (uint32_t i = 0; i < r->o.iters; i++) {
-        uint8_t *s = r->sbuf + (i % EX_DEPTH) * r->slot;
-
-        if (r->o.size >= sizeof(i)) {
-            memcpy(s, &i, sizeof(i));
-        }
+        pingpong_fill(r, i);
         if (0 != send_post(r, i, r->o.size) || 0 != round_wait(r, 1, 1, &len)) {
             return -1;
         }
-        if (r->o.size >= sizeof(i) && 0 != memcmp(r->rbuf + (i % EX_DEPTH) * r->slot, &i, 4)) {
-            fprintf(stderr, "round %u: the echo does not carry its sequence number\n", i);
+        if (!len_ok(r, i, len) || !echo_ok(r, i)) {
             return -1;
         }
         if (i + 1 < r->o.iters && 0 != recv_post(r, i + 1)) {
@@ -300,6 +342,9 @@ static int pingpong_client(struct run *r)
     printf("uc_pingpong: %u iters of %u B: rtt %.2f us, latency %.2f us, bandwidth %.2f MB/s\n",
            r->o.iters, r->o.size, 1e6 * dt / r->o.iters, 0.5e6 * dt / r->o.iters,
            2.0 * r->o.size * r->o.iters / dt / 1e6);
+    if (!r->o.nocheck) {
+        printf("uc_pingpong: every echo had byte_len %u and every byte sent\n", r->o.size);
+    }
     return 0;
 }
 
@@ -313,7 +358,7 @@ static int pingpong_server(struct run *r)
     for (uint32_t i = 0; i < r->o.iters; i++) {
         uint8_t *s = r->sbuf + (i % EX_DEPTH) * r->slot;
 
-        if (0 != round_wait(r, 0, 1, &len)) {
+        if (0 != round_wait(r, 0, 1, &len) || !len_ok(r, i, len)) {
             return -1;
         }
         memcpy(s, r->rbuf + (i % EX_DEPTH) * r->slot, len < r->slot ? len : r->slot);
@@ -403,6 +448,7 @@ static int stream_client(struct run *r)
 static void stream_count(struct run *r, const struct ibv_wc *wc, struct totals *t)
 {
     const uint8_t *m = r->rbuf + (wc->wr_id % EX_DEPTH) * r->slot;
+    uint64_t seq;
     uint64_t h;
 
     if (IBV_WC_SUCCESS != wc->status) {
@@ -410,13 +456,30 @@ static void stream_count(struct run *r, const struct ibv_wc *wc, struct totals *
         return;
     }
     t->a++;
-    if (r->o.nocheck) {
+    memcpy(&h, m + 8, 8);
+    if (wc->byte_len != r->o.size || (!r->o.nocheck && h != msg_hash(m, r->o.size))) {
+        t->b++;
         return;
     }
-    memcpy(&h, m + 8, 8);
-    if (wc->byte_len != r->o.size || h != msg_hash(m, r->o.size)) {
-        t->b++;
+    memcpy(&seq, m, 8);
+    if (seq < r->o.iters) {
+        r->arrived[seq] = 1;
     }
+}
+
+/* The sequence numbers that never arrived intact, on one line. */
+static void stream_print_lost(struct run *r, uint32_t sent)
+{
+    uint32_t lost = 0;
+
+    printf("uc_pingpong: stream: lost seq:");
+    for (uint32_t i = 0; i < sent && i < r->o.iters; i++) {
+        if (!r->arrived[i]) {
+            printf(" %u", i);
+            lost++;
+        }
+    }
+    printf("%s (%u)\n", (0 == lost) ? " none" : "", lost);
 }
 
 /* Whether the client's totals arrived on the side channel (checked without blocking). */
@@ -426,6 +489,19 @@ static int stream_peer_done(struct run *r, struct totals *peer)
         return 0;
     }
     return sizeof(*peer) == read(r->fd, peer, sizeof(*peer));
+}
+
+/* The server's totals: to the client, and printed with the lost sequence numbers. */
+static int stream_report(struct run *r, const struct totals *mine, const struct totals *peer)
+{
+    if (sizeof(*mine) != write(r->fd, mine, sizeof(*mine))) {
+        fprintf(stderr, "side channel write failed: %s\n", strerror(errno));
+        return -1;
+    }
+    printf("uc_pingpong: stream: received %u of %u, corrupted %u, error completions %u\n", mine->a,
+           peer->a, mine->b, mine->c);
+    stream_print_lost(r, peer->a);
+    return 0;
 }
 
 /* Counts arrivals until the client's totals came and nothing arrived for a moment. */
@@ -468,21 +544,15 @@ static int stream_server(struct run *r)
         if (!have_peer && (have_peer = stream_peer_done(r, &peer))) {
             idle_since = ex_now();
         }
-        if (ex_now() - idle_since > (have_peer ? 0.2 : 3 * EX_TIMEOUT_S)) {
+        if (ex_now() - idle_since > (have_peer ? 0.2 : 3 * ex_timeout_s())) {
             break;
         }
     }
     if (!have_peer) {
-        fprintf(stderr, "stream: the client went silent for %.0f s\n", 3 * EX_TIMEOUT_S);
+        fprintf(stderr, "stream: the client went silent for %.0f s\n", 3 * ex_timeout_s());
         return -1;
     }
-    if (sizeof(mine) != write(r->fd, &mine, sizeof(mine))) {
-        fprintf(stderr, "side channel write failed: %s\n", strerror(errno));
-        return -1;
-    }
-    printf("uc_pingpong: stream: received %u of %u, corrupted %u, error completions %u\n", mine.a,
-           peer.a, mine.b, mine.c);
-    return 0;
+    return stream_report(r, &mine, &peer);
 }
 
 static int handshake(struct run *r)
@@ -559,6 +629,7 @@ out:
     if (NULL != r.rmr) {
         ibv_dereg_mr(r.rmr);
     }
+    free(r.arrived);
     r.c.ctx = ctx;
     ex_conn_teardown(&r.c);
     if (r.fd >= 0) {

@@ -25,6 +25,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+static unsigned g_mutant_polls; /* poll_cq calls, counted by the SYSCALL_IN_POLL mutant */
+
 enum send_step {
     SEND_BLOCKED, /* no connected peer or no credit: stays queued */
     SEND_LEFT,    /* transmitted, dropped or lost on a DOWN port: completes success */
@@ -65,7 +67,7 @@ static void cq_push(struct ibv_cq *ibcq, const struct ibv_wc *wc, int hold)
         cq->overflow = 1;
         return;
     }
-    if (hold) {
+    if (hold && !TBSIM_MUTANT(SEND_CQE_IMMEDIATE)) {
         cq->held_polls[cq->nheld] = (uint8_t) (1 + mix64(++cq->held_seq) % TBSIM_SEND_CQE_HOLD_MAX);
         cq->held[cq->nheld++] = *wc;
         return;
@@ -139,14 +141,24 @@ static struct tbsim_rxq *peer_map(struct tbsim_fabric *fab, int dev, int slot, u
     return rxq;
 }
 
-static int peer_entry_matches(struct tbsim_qp_entry *e, struct tbsim_qp *qp)
+static int peer_entry_matches(struct tbsim_dev *pd, int slot, struct tbsim_qp *qp)
 {
+    struct tbsim_qp_entry *e = &pd->qp[slot];
     uint32_t state = atomic_load_explicit(&e->state, memory_order_acquire);
 
-    return 0 != atomic_load_explicit(&e->owner, memory_order_relaxed)
+    return 0 != atomic_load_explicit(&pd->qp_owner[slot], memory_order_relaxed)
            && qp->dest_qpn == atomic_load_explicit(&e->qpn, memory_order_relaxed)
            && (IBV_QPS_RTR == state || IBV_QPS_RTS == state)
            && qp->ibv.qp_num == atomic_load_explicit(&e->dest_qpn, memory_order_relaxed);
+}
+
+/* The FAULT_LATCHED mutant: a copy of the cable's faults at connection. */
+static void fault_latch(struct tbsim_fault *to, struct tbsim_fault *from)
+{
+    atomic_store(&to->drop_ppm, atomic_load(&from->drop_ppm));
+    atomic_store(&to->corrupt_ppm, atomic_load(&from->corrupt_ppm));
+    atomic_store(&to->delay_us, atomic_load(&from->delay_us));
+    atomic_store(&to->seed, atomic_load(&from->seed));
 }
 
 /* The peer is connected when its QP is RTR/RTS with our QPN as destination, and we with its. */
@@ -158,18 +170,19 @@ static int qp_peer_ready(struct tbsim_context *ctx, struct tbsim_qp *qp)
     if (NULL != qp->peer) {
         struct tbsim_qp_entry *e = &pd->qp[qp->peer_slot];
 
-        if (peer_entry_matches(e, qp) && qp->peer_gen == atomic_load(&e->gen)) {
+        if (peer_entry_matches(pd, qp->peer_slot, qp) && qp->peer_gen == atomic_load(&e->gen)) {
             return 1;
         }
         tbsim_qp_unlink_peer(qp); /* the peer QP went away: a dead peer, sends wait */
     }
-    for (int s = 0; s < TBSIM_QP_MAX; s++) {
-        struct tbsim_qp_entry *e = &pd->qp[s];
-
-        if (peer_entry_matches(e, qp)) {
-            qp->peer_gen = atomic_load(&e->gen);
+    for (int s = 0; s < TBSIM_QP_SLOTS; s++) {
+        if (peer_entry_matches(pd, s, qp)) {
+            qp->peer_gen = atomic_load(&pd->qp[s].gen);
             qp->peer_slot = s;
             qp->peer = peer_map(ctx->fab, pdev, s, qp->peer_gen);
+            if (TBSIM_MUTANT(FAULT_LATCHED)) {
+                fault_latch(&qp->fault_at_connect, &ctx->fab->cables[pd->cable].fault);
+            }
             return NULL != qp->peer;
         }
     }
@@ -190,6 +203,24 @@ static void count(_Atomic uint64_t *c, uint64_t n)
     atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
+/*
+ * Apple's frame rule: the send and the receive span the same number of 4 KiB frames. The
+ * message must also fit the receive buffer (the harsher reading, README choice 6).
+ */
+static int frame_rule_ok(const struct tbsim_rq_desc *desc, const struct tbsim_swr *wr)
+{
+    if (TBSIM_MUTANT(FRAME_RULE_OFF)) {
+        return wr->len <= desc->len;
+    }
+    if (TBSIM_MUTANT(FRAME_RULE_STRICT)) {
+        return wr->len == desc->len;
+    }
+    if (TBSIM_MUTANT(FRAME_LEN_OVER)) {
+        return desc->frames == wr->frames;
+    }
+    return desc->frames == wr->frames && wr->len <= desc->len;
+}
+
 static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsim_fault *f,
                      struct tbsim_swr *wr, uint64_t claim, uint64_t now)
 {
@@ -200,11 +231,13 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
     uint64_t r = mix64(atomic_load_explicit(&f->seed, memory_order_relaxed) ^ (qp->sq_sent << 1)
                        ^ ((uint64_t) qp->dev << 56) ^ 1);
 
-    if (desc.frames == wr->frames && wr->len <= desc.len) {
+    if (frame_rule_ok(&desc, wr)) {
         uint8_t *data = rxq_data(peer, claim);
+        uint32_t copy = (TBSIM_MUTANT(COPY_4K) && TBSIM_FRAME < wr->len) ? TBSIM_FRAME : wr->len;
 
-        memcpy(data, (const void *) (uintptr_t) wr->addr, wr->len);
-        if ((r % TBSIM_PPM) < atomic_load_explicit(&f->corrupt_ppm, memory_order_relaxed)) {
+        memcpy(data, (const void *) (uintptr_t) wr->addr, copy);
+        if ((r % TBSIM_PPM) < atomic_load_explicit(&f->corrupt_ppm, memory_order_relaxed)
+            && !TBSIM_MUTANT(CORRUPT_IGNORED)) {
             corrupt(data, wr->len, mix64(r));
             count(&cnt->corrupted, 1);
         }
@@ -217,6 +250,9 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
     count(&cnt->tx_msgs, 1);
     count(&cnt->tx_bytes, wr->len);
     s->deliver_ns = now + 1000ull * atomic_load_explicit(&f->delay_us, memory_order_relaxed);
+    if (TBSIM_MUTANT(DELAY_IGNORED)) {
+        s->deliver_ns = now;
+    }
     atomic_store_explicit(&s->seq, claim + 1, memory_order_release);
     atomic_store_explicit(&peer->tx_claimed, claim + 1, memory_order_release);
 }
@@ -228,7 +264,7 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
     uint64_t claim;
     uint64_t r;
 
-    if (!ctx->port_active) {
+    if (!ctx->port_active && !TBSIM_MUTANT(DOWN_DELIVERS)) {
         count(&ctx->fab->devs[qp->dev].cnt.lost, 1);
         return SEND_LEFT; /* Apple: no error for a pulled cable, the data is simply lost */
     }
@@ -236,14 +272,20 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
         return SEND_BLOCKED;
     }
     claim = atomic_load_explicit(&qp->peer->tx_claimed, memory_order_relaxed);
-    if (claim >= atomic_load_explicit(&qp->peer->rq_posted, memory_order_acquire)) {
+    if (claim >= atomic_load_explicit(&qp->peer->rq_posted, memory_order_acquire)
+                     + TBSIM_MUTANT(CREDITS_PLUS1)
+        && !TBSIM_MUTANT(CREDITS_OFF)) {
         return SEND_BLOCKED; /* hardware credit flow control: wait for a posted receive */
     }
     f = &ctx->fab->cables[ctx->fab->devs[qp->dev].cable].fault;
+    if (TBSIM_MUTANT(FAULT_LATCHED)) {
+        f = &qp->fault_at_connect;
+    }
     r = mix64(atomic_load_explicit(&f->seed, memory_order_relaxed) ^ (qp->sq_sent << 1)
-              ^ ((uint64_t) qp->dev << 56));
+              ^ ((uint64_t) qp->dev << 56) ^ (TBSIM_MUTANT(DROP_UNSEEDED) ? now : 0));
     if ((r % TBSIM_PPM) < atomic_load_explicit(&f->drop_ppm, memory_order_relaxed)) {
         count(&ctx->fab->devs[qp->dev].cnt.lost, 1);
+        wr->dropped = 1;
         return SEND_LEFT; /* dropped on the wire: the credit stays for the next send */
     }
     transmit(ctx, qp, f, wr, claim, now);
@@ -255,7 +297,10 @@ static void send_complete(struct tbsim_qp *qp, struct tbsim_swr *wr, enum ibv_wc
     struct ibv_wc wc;
 
     qp->sq_sent++;
-    if (wr->signaled || IBV_WC_SUCCESS != st) {
+    if (TBSIM_MUTANT(DROP_ERROR) && wr->dropped) {
+        st = IBV_WC_RETRY_EXC_ERR; /* as if an ack were missing: Apple's UC has none */
+    }
+    if (wr->signaled || IBV_WC_SUCCESS != st || TBSIM_MUTANT(UNSIGNALED_COMPLETE)) {
         wc_fill(&wc, qp, wr->wr_id, st, IBV_WC_SEND, wr->len);
         cq_push(qp->ibv.send_cq, &wc, 1);
         qp->sq_retired = qp->sq_sent; /* frees this WR and the unsignaled ones before it */
@@ -296,9 +341,10 @@ static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
             return;
         } else if (TBSIM_SLOT_OK == s->status) {
             memcpy((void *) (uintptr_t) wr->addr, rxq_data(qp->rxq, qp->rq_done), s->byte_len);
-            wc_fill(&wc, qp, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, s->byte_len);
+            wc_fill(&wc, qp, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV,
+                    TBSIM_MUTANT(WC_BYTE_LEN) ? wr->len : s->byte_len);
             count(&cnt->rx_msgs, 1);
-            count(&cnt->rx_bytes, s->byte_len);
+            count(&cnt->rx_bytes, TBSIM_MUTANT(COUNTERS_RX_BYTES) ? 0 : s->byte_len);
         } else {
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0);
             count(&cnt->len_err, 1);
@@ -328,6 +374,15 @@ static void progress(struct tbsim_context *ctx)
 
 /* ---- posting ---------------------------------------------------------------------------- */
 
+/* The largest message: 4095 frames (16,773,120 B). */
+static uint32_t msg_max(void)
+{
+    if (TBSIM_MUTANT(MSG_MAX_2MIB)) {
+        return 2u << 20;
+    }
+    return TBSIM_MSG_MAX + TBSIM_MUTANT(MSG_MAX_PLUS1);
+}
+
 /* One SGE at most, inside a registered MR of this context. Returns 0 or EINVAL. */
 static int sge_check(struct tbsim_context *ctx, const struct ibv_sge *sg, int num_sge,
                      uint64_t *addr, uint32_t *len)
@@ -336,13 +391,13 @@ static int sge_check(struct tbsim_context *ctx, const struct ibv_sge *sg, int nu
 
     *addr = 0;
     *len = 0;
-    if (num_sge < 0 || 1 < num_sge) {
+    if (num_sge < 0 || (1 < num_sge && !TBSIM_MUTANT(SGE_MULTI))) {
         return EINVAL; /* one SGE per WR */
     }
     if (0 == num_sge) {
         return 0;
     }
-    if (sg->lkey < 1 || TBSIM_MR_MAX < sg->lkey || TBSIM_MSG_MAX < sg->length) {
+    if (sg->lkey < 1 || TBSIM_MR_SLOTS < sg->lkey || msg_max() < sg->length) {
         return EINVAL;
     }
     mr = ctx->mrs[sg->lkey - 1];
@@ -358,17 +413,18 @@ static int sge_check(struct tbsim_context *ctx, const struct ibv_sge *sg, int nu
 static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const struct ibv_send_wr *wr,
                       struct tbsim_swr *out)
 {
-    if (IBV_QPS_RTS != qp->ibv.state || IBV_WR_SEND != wr->opcode
+    if (IBV_QPS_RTS != qp->ibv.state || (IBV_WR_SEND != wr->opcode && !TBSIM_MUTANT(OPCODE_ANY))
         || 0 != (wr->send_flags & IBV_SEND_INLINE)) {
         return EINVAL; /* SEND only; no inline data */
     }
     if (0 != sge_check(ctx, wr->sg_list, wr->num_sge, &out->addr, &out->len)) {
         return EINVAL;
     }
-    if (TBSIM_WR_MAX <= qp->sq_posted - qp->sq_retired) {
+    if (qp->send_cap <= qp->sq_posted - qp->sq_retired) {
         return ENOMEM; /* Apple: the 64th outstanding WR fails with ENOMEM */
     }
     out->wr_id = wr->wr_id;
+    out->dropped = 0;
     out->frames = frames_of(out->len);
     out->signaled = qp->sig_all || 0 != (wr->send_flags & IBV_SEND_SIGNALED);
     return 0;
@@ -405,7 +461,7 @@ static int recv_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const stru
     if (0 != sge_check(ctx, wr->sg_list, wr->num_sge, &out->addr, &out->len)) {
         return EINVAL;
     }
-    if (TBSIM_WR_MAX <= qp->rq_posted - qp->rq_done) {
+    if (qp->recv_cap <= qp->rq_posted - qp->rq_done) {
         return ENOMEM;
     }
     out->wr_id = wr->wr_id;
@@ -445,6 +501,9 @@ int tbsim_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
     int n = 0;
 
     progress(to_tctx(ibcq->context));
+    if (TBSIM_MUTANT(SYSCALL_IN_POLL) && 0 == ++g_mutant_polls % 1024) {
+        (void) getppid(); /* one system call every 1024 polls */
+    }
     if (cq->overflow) {
         return -EOVERFLOW; /* a completion was lost: the CQ is unusable, as after an overrun */
     }

@@ -12,6 +12,7 @@
 #include <infiniband/verbs.h>
 #include <stdint.h>
 
+#include "tbsim_mutate.h"
 #include "tbsim_net.h"
 #include "tbsim_shm.h"
 
@@ -51,6 +52,7 @@ struct tbsim_swr {
     uint32_t len;
     uint32_t frames;
     int signaled;
+    int dropped; /* lost on the wire (read by the DROP_ERROR mutant only) */
 };
 
 struct tbsim_rwr {
@@ -65,11 +67,14 @@ struct tbsim_qp {
     int slot;
     uint32_t gen;
     int sig_all;
+    uint32_t send_cap;      /* outstanding sends accepted: max_send_wr, at most TBSIM_WR_MAX */
+    uint32_t recv_cap;      /* outstanding receives accepted: max_recv_wr, at most TBSIM_WR_MAX */
     struct tbsim_rxq *rxq;  /* this QP's receive file (mapped whole) */
     struct tbsim_rxq *peer; /* the connected peer's receive file, NULL until connected */
     int peer_slot;
     uint32_t peer_gen;
     uint32_t dest_qpn;
+    struct tbsim_fault fault_at_connect; /* the FAULT_LATCHED mutant's copy */
     struct tbsim_swr sq[TBSIM_RING];
     uint64_t sq_posted;
     uint64_t sq_sent;    /* transmitted (or lost): left the send queue */
@@ -84,7 +89,7 @@ struct tbsim_context {
     struct tbsim_fabric *fab;
     int dev;
     struct tbsim_qp *qps[TBSIM_CTX_QP_MAX];
-    struct tbsim_mr *mrs[TBSIM_MR_MAX]; /* by MR slot; lkey == slot + 1 */
+    struct tbsim_mr *mrs[TBSIM_MR_SLOTS]; /* by MR slot; lkey == slot + 1 */
     uint64_t link_checked_ns;
     uint64_t link_recheck_ns; /* TBSIM_LINK_RECHECK_NS, or env TBSIM_LINK_RECHECK_MS */
     int port_active;          /* cached for the data path */

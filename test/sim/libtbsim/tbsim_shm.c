@@ -253,7 +253,7 @@ int tbsim_fabric_destroy(void)
 
     if (NULL != fab) {
         for (int d = 0; d < TBSIM_MAX_DEVS; d++) {
-            for (int q = 0; q < TBSIM_QP_MAX; q++) {
+            for (int q = 0; q < TBSIM_QP_SLOTS; q++) {
                 tbsim_rxq_path(fab, d, q, path, sizeof(path));
                 unlink(path);
             }

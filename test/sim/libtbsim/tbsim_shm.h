@@ -20,7 +20,7 @@
 
 #define TBSIM_MAGIC       0x544253494d464231ull /* "TBSIMFB1" */
 #define TBSIM_RXQ_MAGIC   0x544253494d525831ull /* "TBSIMRX1" */
-#define TBSIM_VERSION     2
+#define TBSIM_VERSION     3
 #define TBSIM_DIR_DEFAULT "/run/tbsim"
 #define TBSIM_SHM_DEFAULT "/dev/shm"
 
@@ -32,8 +32,10 @@
 #define TBSIM_MAX_DEVS  (2 * TBSIM_MAX_CABLE) /* one device per cable end */
 
 /* Apple's limits (TN3205 and field reports, see test/sim/README.md). */
-#define TBSIM_QP_MAX      10       /* UC QPs per device, host-wide */
-#define TBSIM_MR_MAX      100      /* MRs per device, host-wide */
+#define TBSIM_QP_MAX      10  /* UC QPs per device, host-wide */
+#define TBSIM_MR_MAX      100 /* MRs per device, host-wide */
+#define TBSIM_QP_SLOTS    16  /* slot table size; the limit is counted (tbsim_slot_take) */
+#define TBSIM_MR_SLOTS    128
 #define TBSIM_WR_MAX      63       /* outstanding WRs per queue */
 #define TBSIM_WR_CAP_MAX  4095     /* largest cap create_qp accepts */
 #define TBSIM_RING        64       /* ring slots, > TBSIM_WR_MAX */
@@ -61,9 +63,8 @@ struct tbsim_cable {
     struct tbsim_fault fault;
 };
 
-/* One QP slot of a device. owner != 0 means in use (the owning pid). */
+/* One QP slot of a device; in use while its qp_owner entry is not 0 (the owning pid). */
 struct tbsim_qp_entry {
-    _Atomic int32_t owner;
     _Atomic uint32_t gen;      /* bumped at every create: names the receive file's content */
     _Atomic uint32_t qpn;      /* 0 while the slot is being set up */
     _Atomic uint32_t state;    /* enum ibv_qp_state value */
@@ -92,8 +93,9 @@ struct tbsim_dev {
     char ifname[TBSIM_IF_LEN];
     _Atomic uint32_t pub_ipv4;  /* IPv4 last seen on the interface (network order), 0 = none */
     _Atomic uint32_t pub_valid; /* 1 once a process of the host published */
-    _Atomic int32_t mr_owner[TBSIM_MR_MAX];
-    struct tbsim_qp_entry qp[TBSIM_QP_MAX];
+    _Atomic int32_t mr_owner[TBSIM_MR_SLOTS]; /* pid holding MR slot i, 0 = free */
+    _Atomic int32_t qp_owner[TBSIM_QP_SLOTS]; /* pid holding QP slot i, 0 = free */
+    struct tbsim_qp_entry qp[TBSIM_QP_SLOTS];
     struct tbsim_counters cnt;
 };
 

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@
 
 static struct tbsim_fabric *g_fab;
 static struct tbsim_device g_devices[TBSIM_MAX_DEVS];
+
+#ifdef TBSIM_MUTATE_NAME
+/* test/sim/mutate.sh checks that a mutant library carries its name (and a normal one none) */
+__attribute__((used)) static const char g_mutant_id[] = "tbsim mutant: " TBSIM_MUTATE_NAME;
+#endif
 
 uint64_t tbsim_now_ns(void)
 {
@@ -71,7 +77,9 @@ int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
         memset(&lk, 0, sizeof(lk));
         memset(&ad, 0, sizeof(ad));
     }
-    atomic_store(&d->pub_ipv4, ad.has_ipv4 ? ad.ipv4 : 0);
+    if (ad.has_ipv4 || !TBSIM_MUTANT(GID_STALE)) {
+        atomic_store(&d->pub_ipv4, ad.has_ipv4 ? ad.ipv4 : 0);
+    }
     atomic_store(&d->pub_valid, 1);
     if (NULL != link) {
         *link = lk;
@@ -79,8 +87,14 @@ int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
     if (NULL != addrs) {
         *addrs = ad;
     }
+    if (TBSIM_MUTANT(CARRIER_IGNORED)) {
+        lk.up = 1;
+    }
+    if (TBSIM_MUTANT(BRIDGE_IGNORED)) {
+        lk.master = 0;
+    }
     return lk.present && lk.up && 0 == lk.master && atomic_load(&fab->hosts[d->host].rdma_enabled)
-           && atomic_load(&fab->hosts[p->host].rdma_enabled);
+           && (atomic_load(&fab->hosts[p->host].rdma_enabled) || TBSIM_MUTANT(PEER_RDMA_IGNORED));
 }
 
 /* ---- devices ---------------------------------------------------------------------------- */
@@ -114,11 +128,12 @@ TBSIM_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
      * No fabric, a host outside the topology, or RDMA disabled on this host (rdma_ctl
      * disable: no RDMA stack): an empty device list, like a Mac without TB5.
      */
-    if (host >= 0 && !atomic_load(&fab->hosts[host].rdma_enabled)) {
+    if (host >= 0 && !atomic_load(&fab->hosts[host].rdma_enabled)
+        && !TBSIM_MUTANT(RDMA_OFF_LISTS)) {
         host = -1;
     }
     for (int d = 0; host >= 0 && d < (int) (2 * fab->ncables); d++) {
-        if (fab->devs[d].host == host) {
+        if (fab->devs[d].host == host || TBSIM_MUTANT(DEVICE_LIST_ALL)) {
             device_fill(&g_devices[d], fab, d);
             list[n++] = &g_devices[d].ibv;
         }
@@ -147,6 +162,10 @@ static __be64 device_guid(struct tbsim_fabric *fab, int dev)
 
     if (0 == tbsim_net_link(fab->devs[dev].ifname, &lk) && lk.has_mac) {
         tbsim_net_eui64(lk.mac, eui);
+        if (TBSIM_MUTANT(GUID_MAC)) {
+            memset(eui, 0, sizeof(eui));
+            memcpy(eui, lk.mac, sizeof(lk.mac));
+        }
     }
     memcpy(&guid, eui, sizeof(guid));
     return guid;
@@ -294,6 +313,10 @@ TBSIM_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num, in
         return -1;
     }
     tbsim_port_eval(ctx->fab, ctx->dev, &lk, &ad);
+    if (TBSIM_MUTANT(GID_STALE) && !ad.has_ipv4) {
+        ad.ipv4 = atomic_load(&ctx->fab->devs[ctx->dev].pub_ipv4);
+        ad.has_ipv4 = 0 != ad.ipv4;
+    }
     tbsim_net_gids(&lk, &ad, gids, TBSIM_GID_TBL_LEN);
     memcpy(gid->raw, gids[index], 16);
     return 0;
@@ -319,7 +342,7 @@ TBSIM_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
     struct ibv_pd *pd;
 
     /* Apple: ibv_open_device works on a PORT_DOWN device but ibv_alloc_pd returns NULL */
-    if (!tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL)) {
+    if (!tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL) && !TBSIM_MUTANT(PD_ON_DOWN)) {
         errno = TBSIM_ERRNO_PORT_DOWN;
         return NULL;
     }
@@ -338,18 +361,55 @@ TBSIM_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
     return 0;
 }
 
-static int mr_slot_take(struct tbsim_dev *d)
+static int owner_dead(int32_t pid)
+{
+    return 0 != pid && 0 != kill(pid, 0) && ESRCH == errno;
+}
+
+/* Slots of owner[0..nslots) that count against pid's limit: all held ones, or its own. */
+static int slots_held(_Atomic int32_t *owner, int nslots, int32_t pid, int per_process)
+{
+    int held = 0;
+
+    for (int i = 0; i < nslots; i++) {
+        int32_t o = atomic_load(&owner[i]);
+
+        held += 0 != o && (!per_process || o == pid);
+    }
+    return held;
+}
+
+/*
+ * Takes a free slot of owner[0..nslots) for this process, then gives it back when more than
+ * limit slots are held: Apple counts a device's QPs and MRs across every process of the host.
+ * Two processes racing for the last slot may both fail (harsher, never laxer). Returns the slot
+ * or -1.
+ */
+static int slot_take(_Atomic int32_t *owner, int nslots, int limit, int per_process)
 {
     int32_t pid = (int32_t) getpid();
+    int slot = -1;
 
-    for (int i = 0; i < TBSIM_MR_MAX; i++) {
+    for (int i = 0; i < nslots && slot < 0; i++) {
         int32_t expect = 0;
 
-        if (atomic_compare_exchange_strong(&d->mr_owner[i], &expect, pid)) {
-            return i;
+        if (TBSIM_MUTANT(CRASH_RELEASE) && owner_dead(atomic_load(&owner[i]))) {
+            expect = atomic_load(&owner[i]);
+        }
+        if (atomic_compare_exchange_strong(&owner[i], &expect, pid)) {
+            slot = i;
         }
     }
-    return -1;
+    if (0 <= slot && limit < slots_held(owner, nslots, pid, per_process)) {
+        atomic_store(&owner[slot], 0);
+        slot = -1;
+    }
+    return slot;
+}
+
+static int mr_slot_take(struct tbsim_dev *d)
+{
+    return slot_take(d->mr_owner, TBSIM_MR_SLOTS, TBSIM_MR_MAX + TBSIM_MUTANT(MR_CAP_101), 0);
 }
 
 TBSIM_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
@@ -403,7 +463,9 @@ TBSIM_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     struct tbsim_context *ctx = to_tctx(ibmr->context);
 
     ctx->mrs[mr->slot] = NULL;
-    atomic_store(&ctx->fab->devs[ctx->dev].mr_owner[mr->slot], 0);
+    if (!TBSIM_MUTANT(DEREG_KEEPS_SLOT)) {
+        atomic_store(&ctx->fab->devs[ctx->dev].mr_owner[mr->slot], 0);
+    }
     free(mr);
     return 0;
 }
@@ -472,20 +534,22 @@ TBSIM_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 
 static int qp_attr_check(const struct ibv_qp_init_attr *attr)
 {
-    if (IBV_QPT_UC != attr->qp_type) {
+    uint32_t cap_max = TBSIM_WR_CAP_MAX + TBSIM_MUTANT(WR_CAP_4096);
+
+    if (IBV_QPT_UC != attr->qp_type && !TBSIM_MUTANT(QP_TYPE_ANY)) {
         return EOPNOTSUPP; /* Apple: RC fails with errno 102 (EOPNOTSUPP on Darwin) */
     }
     if (NULL == attr->send_cq || NULL == attr->recv_cq || NULL != attr->srq) {
         return EINVAL;
     }
-    if (TBSIM_WR_CAP_MAX < attr->cap.max_send_wr || TBSIM_WR_CAP_MAX < attr->cap.max_recv_wr) {
+    if (cap_max < attr->cap.max_send_wr || cap_max < attr->cap.max_recv_wr) {
         return EINVAL;
     }
-    if (1 < attr->cap.max_send_sge || 1 < attr->cap.max_recv_sge) {
+    if ((1 < attr->cap.max_send_sge || 1 < attr->cap.max_recv_sge) && !TBSIM_MUTANT(SGE_MULTI)) {
         return EINVAL;
     }
 #ifndef TBSIM_LAX_INLINE /* only test/integration/sim/probe_sim.sh's laxer build defines it */
-    if (0 < attr->cap.max_inline_data) {
+    if (0 < attr->cap.max_inline_data && !TBSIM_MUTANT(INLINE_OK)) {
         return EINVAL; /* no evidence Apple supports inline data: refuse it */
     }
 #endif
@@ -494,16 +558,20 @@ static int qp_attr_check(const struct ibv_qp_init_attr *attr)
 
 static int qp_slot_take(struct tbsim_dev *d)
 {
-    int32_t pid = (int32_t) getpid();
+    return slot_take(d->qp_owner, TBSIM_QP_SLOTS, TBSIM_QP_MAX + TBSIM_MUTANT(QP_CAP_11),
+                     TBSIM_MUTANT(QP_CAP_PER_PROCESS));
+}
 
-    for (int i = 0; i < TBSIM_QP_MAX; i++) {
-        int32_t expect = 0;
+/*
+ * The outstanding WRs a queue accepts: the cap asked at create, at most 63 (Apple accepts caps
+ * up to 4095 but only 63 posts; whether it honours smaller caps is unknown, so the harsher
+ * choice: it does, see test/sim/README.md).
+ */
+static uint32_t wr_cap(uint32_t asked)
+{
+    uint32_t most = TBSIM_WR_MAX + TBSIM_MUTANT(WR_DEPTH_64);
 
-        if (atomic_compare_exchange_strong(&d->qp[i].owner, &expect, pid)) {
-            return i;
-        }
-    }
-    return -1;
+    return (asked < most && !TBSIM_MUTANT(WR_CAP_IGNORED)) ? asked : most;
 }
 
 static struct tbsim_rxq *rxq_create(struct tbsim_fabric *fab, int dev, int slot, uint32_t gen,
@@ -559,6 +627,8 @@ static void qp_fill(struct tbsim_qp *qp, struct ibv_pd *pd, struct ibv_qp_init_a
     qp->ibv.state = IBV_QPS_RESET;
     qp->ibv.qp_type = IBV_QPT_UC;
     qp->sig_all = attr->sq_sig_all;
+    qp->send_cap = wr_cap(attr->cap.max_send_wr);
+    qp->recv_cap = wr_cap(attr->cap.max_recv_wr);
 }
 
 TBSIM_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
@@ -606,7 +676,7 @@ TBSIM_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_
 err_unmap_rxq:
     munmap(qp->rxq, TBSIM_RXQ_SIZE);
 err_release_slot:
-    atomic_store(&d->qp[qp->slot].owner, 0);
+    atomic_store(&d->qp_owner[qp->slot], 0);
 err_free_qp:
     free(qp);
     errno = rc;
@@ -617,7 +687,8 @@ TBSIM_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
     struct tbsim_qp *qp = to_tqp(ibqp);
     struct tbsim_context *ctx = to_tctx(ibqp->context);
-    struct tbsim_qp_entry *e = &ctx->fab->devs[qp->dev].qp[qp->slot];
+    struct tbsim_dev *d = &ctx->fab->devs[qp->dev];
+    struct tbsim_qp_entry *e = &d->qp[qp->slot];
     char path[4096];
 
     for (int i = 0; i < TBSIM_CTX_QP_MAX; i++) {
@@ -631,12 +702,23 @@ TBSIM_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     munmap(qp->rxq, TBSIM_RXQ_SIZE);
     tbsim_rxq_path(ctx->fab, qp->dev, qp->slot, path, sizeof(path));
     unlink(path);
-    atomic_store(&e->owner, 0);
+    atomic_store(&d->qp_owner[qp->slot], 0);
     free(qp);
     return 0;
 }
 
 /* ---- queue pairs: state machine --------------------------------------------------------- */
+
+/* Whether any device of the fabric published ipv4 (the RTR_ANY_CABLE mutant's check). */
+static int fabric_has_ipv4(struct tbsim_context *ctx, uint32_t ipv4)
+{
+    for (uint32_t d = 0; 0 != ipv4 && d < 2 * ctx->fab->ncables; d++) {
+        if (ipv4 == atomic_load(&ctx->fab->devs[d].pub_ipv4)) {
+            return 1;
+        }
+    }
+    return 0;
+}
 
 /* RTR's address vector: the check that reproduces the field's "RTR failed with errno 22". */
 static int rtr_check_av(struct tbsim_context *ctx, const struct ibv_ah_attr *ah)
@@ -652,10 +734,13 @@ static int rtr_check_av(struct tbsim_context *ctx, const struct ibv_ah_attr *ah)
     }
     tbsim_port_eval(ctx->fab, ctx->dev, &lk, &ad);
     tbsim_net_gids(&lk, &ad, gids, TBSIM_GID_TBL_LEN);
-    if (0 == tbsim_net_gid_ipv4(gids[ah->grh.sgid_index])) {
+    if (0 == tbsim_net_gid_ipv4(gids[ah->grh.sgid_index]) && !TBSIM_MUTANT(RTR_SGID_ANY)) {
         return EINVAL; /* the source GID index holds no IPv4-mapped GID */
     }
     dst = tbsim_net_gid_ipv4(ah->grh.dgid.raw);
+    if (TBSIM_MUTANT(RTR_DGID_ANY) || (TBSIM_MUTANT(RTR_ANY_CABLE) && fabric_has_ipv4(ctx, dst))) {
+        return 0;
+    }
     if (0 == dst || !atomic_load(&peer->pub_valid) || dst != atomic_load(&peer->pub_ipv4)) {
         return EINVAL; /* not the address on the other end of this port's cable */
     }
@@ -668,11 +753,15 @@ static int qp_to_rtr(struct tbsim_qp *qp, struct ibv_qp_attr *attr, int mask)
     struct tbsim_qp_entry *e = &ctx->fab->devs[qp->dev].qp[qp->slot];
     int rc;
 
-    if (IBV_QPS_INIT != qp->ibv.state || UC_RTR_REQ != (mask & UC_RTR_REQ)
-        || 0 != (mask & ~(UC_RTR_REQ | UC_RTR_OPT))) {
+    if (IBV_QPS_INIT != qp->ibv.state) {
         return EINVAL;
     }
-    if (attr->path_mtu < IBV_MTU_256 || IBV_MTU_4096 < attr->path_mtu) {
+    if ((UC_RTR_REQ != (mask & UC_RTR_REQ) || 0 != (mask & ~(UC_RTR_REQ | UC_RTR_OPT)))
+        && !TBSIM_MUTANT(RTR_MASK_ANY)) {
+        return EINVAL;
+    }
+    if ((attr->path_mtu < IBV_MTU_256 || IBV_MTU_4096 < attr->path_mtu)
+        && !TBSIM_MUTANT(RTR_MTU_ANY)) {
         return EINVAL;
     }
     rc = rtr_check_av(ctx, &attr->ah_attr);
@@ -701,6 +790,9 @@ static int qp_transition(struct tbsim_qp *qp, struct ibv_qp_attr *attr, int mask
     case IBV_QPS_RTR:
         return qp_to_rtr(qp, attr, mask);
     case IBV_QPS_RTS:
+        if (TBSIM_MUTANT(RTS_FROM_INIT) && IBV_QPS_INIT == cur) {
+            return 0;
+        }
         if (IBV_QPS_RTR != cur || UC_RTS_REQ != (mask & UC_RTS_REQ)
             || 0 != (mask & ~(UC_RTS_REQ | UC_RTS_OPT))) {
             return EINVAL;
@@ -759,9 +851,9 @@ TBSIM_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int
     attr->path_mtu = IBV_MTU_1024;
     attr->dest_qp_num = qp->dest_qpn;
     attr->port_num = 1;
-    /* the caps posting really accepts, whatever create_qp was asked */
-    attr->cap.max_send_wr = TBSIM_WR_MAX;
-    attr->cap.max_recv_wr = TBSIM_WR_MAX;
+    /* the caps posting really accepts: the ones asked at create, at most 63 */
+    attr->cap.max_send_wr = qp->send_cap;
+    attr->cap.max_recv_wr = qp->recv_cap;
     attr->cap.max_send_sge = 1;
     attr->cap.max_recv_sge = 1;
     if (NULL != init_attr) {

@@ -82,9 +82,15 @@ check_failed_up()
     cl_check_nothing_left "up interrupted by SIGINT"
 }
 
+# Usage: up_quiet ARGS... : cl_up without its output.
+up_quiet()
+{
+    cl_up "$@" >/dev/null 2>&1
+}
+
 check_lost_state()
 {
-    cl_up --hosts 2 >/dev/null 2>&1
+    check "up for the lost-state case" up_quiet --hosts 2 || return
     rm -f "$TBSIM_DIR/cluster"
     check "down --prefix after the cluster file was lost" \
         "$TBCLUSTER" down --prefix "$TC_PREFIX"
@@ -93,9 +99,8 @@ check_lost_state()
 
 check_running_process()
 {
-    local pid
-    cl_up --hosts 2 >/dev/null 2>&1
-    local comm=""
+    local pid comm=""
+    check "up for the running-process case" up_quiet --hosts 2 || return
     "$TBCLUSTER" exec mac-b -- sleep 600 &
     pid=$!
     # Wait (bounded) until the background exec has become a sleep inside mac-b.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sim_faults: per-cable faults of libtbsim, set with tbcluster fault (tbsimctl fault), applied by
 # the sender: drops lose messages with no error completion on either side (the send completes
-# with success: UC has no acks), deterministically for a given seed; a drop rate changed while a
+# with success: UC has no acks), deterministically for a given seed (the same messages, by
+# sequence number, are lost again; another seed loses others); a drop rate changed while a
 # job runs takes effect at once; corruption delivers changed bytes with a success status; an
 # added delay holds each delivery back (a round trip can never be shorter than twice the delay:
 # a bound the simulator guarantees, not a timing measurement).
@@ -19,6 +20,12 @@ received()
     sed -n 's/.*stream: received \([0-9]*\) of.*/\1/p' "$srv"
 }
 
+# Usage: lost : the sequence numbers the server never got, as it lists them.
+lost()
+{
+    sed -n 's/^uc_pingpong: stream: lost seq: \(.*\) ([0-9]*)$/\1/p' "$srv"
+}
+
 echo "== drop=0.3 seed=42, 300 messages"
 "$TBCLUSTER" fault c1 drop=0.3 seed=42
 sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 4096 -n 300"
@@ -27,13 +34,19 @@ check_grep "every send completes with success" "$cli" 'sent 300, send completion
 check_grep "no error completion at the receiver, nothing corrupted" "$srv" \
     'corrupted 0, error completions 0'
 first=$(received)
-if [ -n "$first" ] && [ "$first" -gt 0 ] && [ "$first" -lt 300 ]; then
-    pass "some messages were lost silently ($first of 300 arrived)"
-else
-    fail "drop=0.3 should lose some but not all of 300 messages, ${first:-?} arrived"
-fi
+check "some messages were lost silently (${first:-?} of 300 arrived)" \
+    test -n "$first" -a "${first:-0}" -gt 0 -a "${first:-300}" -lt 300
+first_lost=$(lost)
+expect "the server lists as lost exactly the ones that did not arrive" $((300 - ${first:-0})) \
+    "$(echo "$first_lost" | wc -w)"
 sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 4096 -n 300"
-expect "the same seed loses the same messages" "$first" "$(received)"
+expect "the same seed loses the same messages (by sequence number)" "$first_lost" "$(lost)"
+"$TBCLUSTER" fault c1 seed=43
+sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 4096 -n 300"
+other_lost=$(lost)
+check "another seed loses other messages (${other_lost:0:40}...)" \
+    test -n "$other_lost" -a "$other_lost" != "$first_lost" -a "$other_lost" != none
+"$TBCLUSTER" fault c1 seed=42
 
 echo "== drop rate changed while the job runs: 0 for 100 messages, then 1"
 "$TBCLUSTER" fault c1 drop=0
@@ -51,16 +64,14 @@ check_grep "all 100 sends succeed" "$cli" 'send completions 100 success 0 error'
 check_grep "all 100 arrive with success status and changed bytes" "$srv" \
     'received 100 of 100, corrupted 100, error completions 0'
 
-echo "== delay_us=5000"
-"$TBCLUSTER" fault c1 corrupt=0 delay_us=5000
+# The delay is large (0.3 s) so that a simulator ignoring it is caught on a loaded machine too:
+# there an undelayed round trip of busy-polling processes was seen taking 16 ms.
+echo "== delay_us=300000"
+"$TBCLUSTER" fault c1 corrupt=0 delay_us=300000
 "$TBSIMCTL" show | grep '^cable' | sed 's/^/  show| /'
-sim_pair mac-b mac-a uc_pingpong "" "-s 64 -n 10"
+sim_pair mac-b mac-a uc_pingpong "" "-s 64 -n 3"
 expect "ping-pong exit status with a delay" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
 rtt=$(sed -n 's/.*rtt \([0-9]*\)\..* us,.*/\1/p' "$cli")
-if [ -n "$rtt" ] && [ "$rtt" -ge 10000 ]; then
-    pass "no round trip shorter than 2 x 5000 us (rtt $rtt us)"
-else
-    fail "round trip of ${rtt:-?} us is shorter than the 10000 us the delay imposes"
-fi
+check "no round trip shorter than 2 x 300000 us (rtt ${rtt:-?} us)" test "${rtt:-0}" -ge 600000
 
 finish

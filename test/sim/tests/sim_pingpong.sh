@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sim_pingpong: the raw-verbs UC ping-pong (plain verbs, libtbsim preloaded) between two hosts
 # works with /30 addressing and with IPv4 link-local addressing (the IPv4-mapped GID found by
-# scanning), for 1-frame, multi-frame and 1 MiB messages with the echoed data checked; with no
+# scanning), for 1-frame, multi-frame and 1 MiB messages, every byte and byte_len of every echo
+# checked, and a stream of 10000 B and 1 MiB messages arriving whole (hash of every byte); with no
 # IPv4 on the ports there is no IPv4-mapped GID, and an RTR with sgid_index 1 (JACCL's
 # hard-coded index) fails with EINVAL, the field's "RTR failed with errno 22". On 3 hosts the
 # device chooses the cable: a QP on the cable to mac-b cannot be connected to mac-c (EINVAL).
@@ -19,6 +20,19 @@ pingpong_ok()
     expect "$1: ping-pong of $3 x $2 B: server exit" 0 "$SIM_SRV_RC"
     check_grep "$1: client reports $3 round trips of $2 B" "$TC_TMP/client.out" \
         "^uc_pingpong: $3 iters of $2 B: rtt [0-9.]+ us"
+    check_grep "$1: every echo of $2 B had byte_len $2 and every byte sent" "$TC_TMP/client.out" \
+        "^uc_pingpong: every echo had byte_len $2 and every byte sent\$"
+}
+
+# Usage: stream_ok ADDRESSING SIZE COUNT : COUNT messages of SIZE B, each hashed whole.
+stream_ok()
+{
+    sim_pair mac-b mac-a uc_pingpong "" "-m stream -s $2 -n $3"
+    expect "$1: stream of $3 x $2 B: exit status" "0 0" "$SIM_CLI_RC $SIM_SRV_RC"
+    check_grep "$1: all $3 messages of $2 B arrive whole (byte_len and hash)" \
+        "$TC_TMP/server.out" "^uc_pingpong: stream: received $3 of $3, corrupted 0, error completions 0\$"
+    check_grep "$1: no sequence number of the $2 B stream is missing" "$TC_TMP/server.out" \
+        '^uc_pingpong: stream: lost seq: none \(0\)$'
 }
 
 for addressing in p2p linklocal; do
@@ -37,6 +51,8 @@ for addressing in p2p linklocal; do
     check "$addressing: no QP or MR slot is held once both programs exited" "$TBSIMCTL" held
     pingpong_ok "$addressing" 10000 50
     pingpong_ok "$addressing" 1048576 10
+    stream_ok "$addressing" 10000 100
+    stream_ok "$addressing" 1048576 20
     sim_down
 done
 
