@@ -50,16 +50,15 @@ mpi_run()
 # raw MODE SIZE ITERS: one uc_pingpong row "latency|bandwidth,bytes,usec" into $res/raw.
 raw()
 {
-    local mode=$1 size=$2 iters xflag= out=$TC_TMP/uc.out line us
+    local mode=$1 size=$2 iters out=$TC_TMP/uc.out line us
     iters=$(awk -v n="$3" -v s="$scale" 'BEGIN {n = int(n * s); print n < 4 ? 4 : n}')
-    [ "$mode" = stream ] && xflag=-x
     "$MT_TBCLUSTER" exec mac-b -- env LD_PRELOAD="$MT_SIMLIB" \
         "$repo/build/test/sim/uc_pingpong" >/dev/null 2>&1 &
     sleep 0.3
     "$MT_TBCLUSTER" exec mac-a -- env LD_PRELOAD="$MT_SIMLIB" "$repo/build/test/sim/uc_pingpong" \
-        -m "$mode" -s "$size" -n "$iters" $xflag mac-b >"$out" 2>&1
+        -m "$mode" -s "$size" -n "$iters" -x mac-b >"$out" 2>&1
     wait
-    line=$(grep '^uc_pingpong: ' "$out" | tail -1)
+    line=$(grep -E '^uc_pingpong: .*(iters of .* us|MB/s sent$)' "$out" | tail -1)
     if [ "$mode" = pingpong ]; then
         us=$(echo "$line" | sed -n 's/.*latency \([0-9.]*\) us.*/\1/p')
         echo "latency,$size,$us" >>"$res/raw"

@@ -24,7 +24,7 @@ measure()
     # uc_pingpong bug that dropped early receive completions are fixed.)
     for try in 1 2; do
         tbvm_pp_pair vm2 vm1 "$bin -d rxe0 -g auto" "$bin -d rxe0 -g auto -m $mode -s $size -n $iters vm2"
-        line=$(grep '^uc_pingpong: ' /tmp/tbvm-pp.client.out | tail -n 1)
+        line=$(grep -E '^uc_pingpong: .*(iters of .* us|MB/s sent$)' /tmp/tbvm-pp.client.out | tail -n 1)
         [ -n "$line" ] && break
     done
     [ "$try" = 2 ] && mode="$mode*"
