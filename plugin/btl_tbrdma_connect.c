@@ -296,7 +296,7 @@ static int connect_index(mca_btl_tbrdma_module_t *module)
 }
 
 /* Asks every endpoint not heard yet to answer; 1 when all have been heard. */
-static int connect_ask(mca_btl_tbrdma_module_t *module, uint64_t now)
+static int connect_ask(mca_btl_tbrdma_module_t *module)
 {
     int waiting = 0;
 
@@ -305,7 +305,7 @@ static int connect_ask(mca_btl_tbrdma_module_t *module, uint64_t now)
 
         if (TBRDMA_EP_CONNECTED == ep->state && !ep->heard) {
             ep->probe = 1;
-            mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, now, false);
+            mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, false);
             waiting++;
         }
     }
@@ -324,7 +324,7 @@ static void connect_handshake(mca_btl_tbrdma_module_t *module)
     mca_btl_tbrdma_token_take(module);
     while (now - start < module->peer_timeout_ns) {
         if (now - asked >= CONNECT_RETRY_NS) {
-            if (connect_ask(module, now)) {
+            if (connect_ask(module)) {
                 break;
             }
             asked = now;

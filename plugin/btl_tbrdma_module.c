@@ -473,6 +473,17 @@ static int module_busy(const mca_btl_tbrdma_module_t *module)
     return 0;
 }
 
+/* Passes until no endpoint is busy or limit_ns passed (token). */
+static void module_drain_for(mca_btl_tbrdma_module_t *module, uint64_t limit_ns)
+{
+    uint64_t start = mca_btl_tbrdma_now(), now = start;
+
+    while (module->verbs_live && module_busy(module) && now - start < limit_ns) {
+        mca_btl_tbrdma_pass(module, true, now);
+        now = mca_btl_tbrdma_now();
+    }
+}
+
 /*
  * Finalize's drain: passes (without ob1 callbacks: ob1 is finalizing) until every frame is
  * acknowledged or the peer timeout passes, then a CLOSE to every peer, whose send is awaited
@@ -480,26 +491,17 @@ static int module_busy(const mca_btl_tbrdma_module_t *module)
  */
 static void module_drain(mca_btl_tbrdma_module_t *module)
 {
-    uint64_t start = mca_btl_tbrdma_now(), now = start;
-
     mca_btl_tbrdma_token_take(module);
-    while (module->verbs_live && module_busy(module) && now - start < module->peer_timeout_ns) {
-        mca_btl_tbrdma_pass(module, true, mca_btl_tbrdma_now());
-        now = mca_btl_tbrdma_now();
-    }
+    module_drain_for(module, module->peer_timeout_ns);
     for (int i = 0; i < module->neps && module->verbs_live; i++) {
         if (TBRDMA_EP_CONNECTED == module->eps[i]->state) {
-            mca_btl_tbrdma_ep_ctrl(module, module->eps[i], TBRDMA_MSG_CLOSE, now, true);
+            mca_btl_tbrdma_ep_ctrl(module, module->eps[i], TBRDMA_MSG_CLOSE, true);
         }
     }
-    start = now;
-    while (module->verbs_live && module_busy(module) && now - start < MODULE_CLOSE_NS) {
-        mca_btl_tbrdma_pass(module, true, mca_btl_tbrdma_now());
-        now = mca_btl_tbrdma_now();
-    }
+    module_drain_for(module, MODULE_CLOSE_NS);
     module->failure_pending = false;
     mca_btl_tbrdma_release_verbs(module);
-    mca_btl_tbrdma_drop_callbacks(module);
+    mca_btl_tbrdma_run_callbacks(module); /* finalizing: they finish without calling ob1 */
     mca_btl_tbrdma_frag_undefer(module);
     mca_btl_tbrdma_token_release(module);
 }

@@ -85,7 +85,7 @@ void mca_btl_tbrdma_ep_push(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
 
 /* Sends a control frame of type (ACK or CLOSE) if one is owed or forced (token). */
 void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                            uint8_t type, uint64_t now, bool force);
+                            uint8_t type, bool force);
 
 /* Sends an acknowledgement when one is owed: threshold, NACK, request, or delay (token). */
 void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
@@ -114,12 +114,6 @@ void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrd
 
 /* Calls ob1's completion callbacks the liveness thread left (token, application thread). */
 int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module);
-
-/*
- * Finalize: finishes the sends whose callbacks are still queued without calling ob1 (it is
- * finalizing), dropping the references ob1 gave to tbrdma.
- */
-void mca_btl_tbrdma_drop_callbacks(mca_btl_tbrdma_module_t *module);
 
 /* The transport is done with a send frame (acknowledged, no work request outstanding). */
 void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag);

@@ -80,19 +80,6 @@ int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module)
     return n;
 }
 
-void mca_btl_tbrdma_drop_callbacks(mca_btl_tbrdma_module_t *module)
-{
-    while (NULL != module->cb_head) {
-        mca_btl_tbrdma_frag_t *frag = module->cb_head;
-
-        module->cb_head = frag->cb_next;
-        frag->flags &= ~TBRDMA_FF_CB;
-        mca_btl_tbrdma_frag_put(module, frag); /* the owner's: it can no longer free it */
-        mca_btl_tbrdma_send_done(module, frag);
-    }
-    module->cb_tail = NULL;
-}
-
 void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
 {
     mca_btl_tbrdma_frag_put(module, frag); /* the transport's reference */
@@ -350,12 +337,10 @@ static void recv_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         return;
     }
     module->stats.rx_ctrl++;
-    if (TBRDMA_MSG_CLOSE == h.type && TBRDMA_EP_CONNECTED == ep->state) {
-        recv_repost(module, ep, frag);
-        ep->state = TBRDMA_EP_CLOSED; /* the peer finalized: no liveness checks from now on */
-        return;
-    }
     recv_repost(module, ep, frag);
+    if (TBRDMA_MSG_CLOSE == h.type && TBRDMA_EP_CONNECTED == ep->state) {
+        ep->state = TBRDMA_EP_CLOSED; /* the peer finalized: no liveness checks from now on */
+    }
 }
 
 /* A completion queue that fails (overrun) loses completions: every endpoint on it is lost. */

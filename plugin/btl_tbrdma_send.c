@@ -179,14 +179,13 @@ void mca_btl_tbrdma_ctrl_put(mca_btl_tbrdma_frag_t *frag)
 }
 
 void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                            uint8_t type, uint64_t now, bool force)
+                            uint8_t type, bool force)
 {
     mca_btl_tbrdma_chan_t *ch = &ep->chan[TBRDMA_CHAN_EAGER];
     bool credit = tbrdma_rel_tx_credit(&ch->tx, 1);
     mca_btl_tbrdma_frag_t *frag;
     tbrdma_hdr_t h;
 
-    (void) now;
     if (TBRDMA_WR_MAX <= ch->sq_posted || (!credit && !force)) {
         return;
     }
@@ -239,7 +238,7 @@ void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
     }
     ep->rx_pass = 0;
     force = mca_btl_tbrdma_elapsed(now, ep->owed_since) >= module->force_ns;
-    mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, now, force);
+    mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, force);
 }
 
 /* ---- ob1's entry points ----------------------------------------------------------------- */
