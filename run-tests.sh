@@ -206,8 +206,10 @@ if stage_wanted mpi; then
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done
-    run_test mpi memcheck-4.1 900 test/mpi/memcheck.sh
-    run_test mpi asan-4.1 900 test/mpi/asan.sh
+    for fl in 4.1 5.0; do
+        run_test mpi "memcheck-$fl" 900 test/mpi/memcheck.sh "$fl"
+        run_test mpi "asan-$fl" 900 test/mpi/asan.sh "$fl"
+    done
 fi
 if stage_wanted tools; then
     echo "== tools"

@@ -56,6 +56,9 @@ int main(int argc, char **argv)
             }
         }
         for (size_t b = 0; b < sizeof(tb_boundaries) / sizeof(tb_boundaries[0]); b++) {
+            if (tb_boundaries[b] > max) {
+                continue; /* the buffer holds max + TB_AROUND bytes */
+            }
             for (size_t len = tb_boundaries[b] - TB_AROUND; len <= tb_boundaries[b] + TB_AROUND;
                  len++) {
                 tb_exchange(buf, len, peer, initiator, round++);

@@ -71,6 +71,16 @@ run_debootstrap()
     fi
 }
 
+# Print the packages of TBRDMA_CHROOT_PACKAGES not installed in the chroot $1.
+missing_packages()
+{
+    local root=$1 pkg
+    for pkg in $(echo "$TBRDMA_CHROOT_PACKAGES" | tr , ' '); do
+        dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Status}' "$pkg" 2>/dev/null \
+            | grep -q 'install ok installed' || echo "$pkg"
+    done
+}
+
 # Run a command inside the chroot $1 with a clean environment.
 in_root()
 {
@@ -199,11 +209,14 @@ main()
     local root
     root=$(realpath -m "${1:-$(ompi5_chroot_dir)}")
     if [ -f "$root/$TBRDMA_CHROOT_STAMP" ]; then
-        # A chroot stamped by an older make-chroot.sh may lack the header repair.
-        if [ -z "$(missing_opal_headers "$root$OMPI5_INCLUDE")" ]; then
+        # A chroot stamped by an older make-chroot.sh may lack the header repair or packages
+        # added to TBRDMA_CHROOT_PACKAGES since; without the stamp, the build resumes at apt.
+        if [ -z "$(missing_opal_headers "$root$OMPI5_INCLUDE")" ] \
+            && [ -z "$(missing_packages "$root")" ]; then
             echo "make-chroot: $root is ready ($(cat "$root/$TBRDMA_CHROOT_STAMP")), nothing to do"
             exit 0
         fi
+        echo "make-chroot: $root lacks:" $(missing_packages "$root") "(completing it)"
         rm -f "$root/$TBRDMA_CHROOT_STAMP"
     fi
     ompi5_require_root
