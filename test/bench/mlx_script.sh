@@ -43,15 +43,20 @@ for backend in jaccl mpi; do
     check "backend $backend: compare-jaccl --report reads the records" \
         "$compare" --report --out "$tmp/r-$backend" "$tmp/out"
 done
-# The same sizes, counts, iterations and repetitions as tb_coll_bench.c (run as one process).
+# The same sizes, counts, iterations and repetitions as tb_coll_bench.c (run as one process),
+# on sizes and a scale where the iteration formula's every term shows (12 B to 1000 B, x2).
 mpicc -O2 -o "$tmp/tb_coll_bench" "$top/bench/tb_coll_bench.c" || fatal "tb_coll_bench.c does not build"
-"$tmp/tb_coll_bench" --max 4096 --reps 2 --scale 0.0001 >"$tmp/c.out" 2>&1 || fatal "tb_coll_bench failed: $(cat "$tmp/c.out")"
+same=(--min 12 --max 1000 --factor 2 --scale 0.0013 --reps 1 --warmup 0 --dtypes bfloat16)
+"$tmp/tb_coll_bench" "${same[@]}" >"$tmp/c.out" 2>&1 || fatal "tb_coll_bench failed: $(cat "$tmp/c.out")"
+mlx "$top/test/bench/fake-mlx" --backend jaccl "${same[@]}"
 shape()
 {
     sed -n 's/^tbbench 1 result impl=[^ ]* \(op=.* reps=[0-9]*\) best_us=.*/\1/p' "$1"
 }
-expect "the same 24 sizes, counts, iterations and repetitions as tb_coll_bench.c, in its order" \
-    "24 $(shape "$tmp/c.out" | md5sum)" "$(shape "$tmp/out" | wc -l) $(shape "$tmp/out" | md5sum)"
+expect "the same 16 sizes, counts, iterations and repetitions as tb_coll_bench.c, in its order" \
+    "16 $(shape "$tmp/c.out" | md5sum)" "$(shape "$tmp/out" | wc -l) $(shape "$tmp/out" | md5sum)"
+expect "... with the iteration counts of the formula (12 B: 63, 1000 B: 51)" "63 51" \
+    "$(sed -n 's/.*op=all_sum .* bytes=12 count=6 iters=\([0-9]*\) .*/\1/p' "$tmp/out") $(sed -n 's/.*op=all_sum .* bytes=1000 count=500 iters=\([0-9]*\) .*/\1/p' "$tmp/out")"
 
 # A wrong value: the first all_gather of the stand-in returns a wrong element.
 FAKE_MLX_CORRUPT=all_gather mlx "$top/test/bench/fake-mlx" --backend jaccl
