@@ -171,7 +171,8 @@ def doctor_lines(doc, have_pair_lines):
 # ---- versions -------------------------------------------------------------------------------
 
 def probe_versions(agent, hosts, python, timeout):
-    """{host name: {os, macos, mlx, jaccl}} from every host at once; unreachable hosts raise."""
+    """({host name: {os, macos, mlx, jaccl}}, lines for the hosts where the probe did not run),
+    every host at once."""
     procs = {}
     for h in hosts:
         procs[h["name"]] = agent.start(h["login"], "sh -s -- %s" % shlex.quote(python))
@@ -191,9 +192,7 @@ def probe_versions(agent, hosts, python, timeout):
                        "'%s %s true' work without a password"
                        % (h["name"], p.returncode, last[0], agent.text, h["login"]))
         out[h["name"]] = words
-    if bad:
-        raise Refusal(bad)
-    return out
+    return out, bad
 
 
 def _spread(values):

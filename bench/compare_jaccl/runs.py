@@ -108,7 +108,9 @@ def one_run(o, impl, label, cmd, log, nhosts):
     """Launches one run and reads its records; RunFailed unless all is there and verified."""
     t0 = time.time()
     rc, text = run_logged(cmd, log, o.run_timeout)
-    tail = "\n".join("  | " + x for x in text.rstrip().splitlines()[-15:])
+    lines = text.rstrip().splitlines()
+    own = [x for x in lines if x.startswith(("tb_coll_bench:", "mlx_collectives:"))][:5]
+    tail = "\n".join("  | " + x for x in own + (["  ..."] if own else []) + lines[-15:])
     if rc != 0:
         raise RunFailed("%s (%s) failed: exit %d%s; last lines of %s:\n%s"
                         % (label, impl, rc, " (timed out)" if rc == 124 else "", log, tail))

@@ -292,6 +292,7 @@ static void check_json_mesh_file(char *text)
     cl.spec_path = "/tmp/mesh.txt";
     doc = report_json(text);
     mf = tbrdma_json_member(doc, 0, "mesh_file");
+    CU_ASSERT_EQUAL_FATAL(tbrdma_json_kind(doc, mf), TBRDMA_JSON_OBJECT);
     CU_ASSERT_STRING_EQUAL(tbrdma_json_string(doc, tbrdma_json_member(doc, mf, "path")),
                            "/tmp/mesh.txt");
     first = tbrdma_json_first(doc, tbrdma_json_member(doc, mf, "cables"));
