@@ -24,15 +24,11 @@ class RecordError(Exception):
 class Result:
     """One measured size: op, dtype, bytes (each rank's input), count, iters, reps, times."""
 
+    KEYS = ("op", "dtype", "bytes", "count", "iters", "reps", "best_us", "median_us")
+
     def __init__(self, f):
-        self.op = f["op"]
-        self.dtype = f["dtype"]
-        self.bytes = f["bytes"]
-        self.count = f["count"]
-        self.iters = f["iters"]
-        self.reps = f["reps"]
-        self.best_us = f["best_us"]
-        self.median_us = f["median_us"]
+        for k in self.KEYS:
+            setattr(self, k, f[k])
 
     @property
     def key(self):
@@ -42,14 +38,12 @@ class Result:
 class Run:
     """One run of one implementation: its begin fields and its results by (op, dtype, bytes)."""
 
+    KEYS = ("impl", "ranks", "reps", "warmup", "scale", "lib")
+
     def __init__(self, path, begin):
+        for k in self.KEYS:
+            setattr(self, k, begin[k])
         self.path = path
-        self.impl = begin["impl"]
-        self.ranks = begin["ranks"]
-        self.reps = begin["reps"]
-        self.warmup = begin["warmup"]
-        self.scale = begin["scale"]
-        self.lib = begin["lib"]
         self.results = {}
 
 

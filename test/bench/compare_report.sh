@@ -6,14 +6,10 @@
 # row; the CSV; the plot with gnuplot, and without it the table and CSV alone with a message.
 # Then each malformed sample is refused, naming its file, its line and what is wrong, and so is
 # a malformed MLX hostfile (tbrdma's parser, through tbrdma-doctor). No root.
-source "$(dirname "$0")/../lib/check.sh"
-top=$(cd "$(dirname "$0")/../.." && pwd)
-compare="$top/bench/compare-jaccl"
-s="$top/test/samples/compare-jaccl"
-tmp=$(mktemp -d /tmp/compare_report.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-command -v python3 >/dev/null || fatal "python3 is needed (test/install-deps.sh)"
-command -v gnuplot >/dev/null || fatal "gnuplot is needed (test/install-deps.sh)"
+source "$(dirname "$0")/lib.sh"
+s=$samples
+bench_tmp
+need python3 gnuplot
 
 good=("$s/mlx-jaccl-round1.log" "$s/mlx-jaccl-round2.log" "$s/mpi-tbrdma-sim-4.1.log" "$s/mlx-mpi-round1.log")
 out=$("$compare" --report --out "$tmp/r" "${good[@]}" 2>&1)
@@ -74,7 +70,7 @@ while read -r file want; do
     out=$("$compare" --report --out "$tmp/b" "$s/$file" 2>&1)
     rc=$?
     if [ "$rc" -eq 1 ] && grep -qE -- "^compare-jaccl: $s/$want" <<<"$out"; then
-        pass "$file refused: ${out#compare-jaccl: $s/}"
+        pass "$file refused: ${out#"compare-jaccl: $s/"}"
     else
         fail "$file: exit $rc, '$out', expected a refusal matching '$want'"
     fi
@@ -98,7 +94,8 @@ rc=$?
 expect "runs on 2 and 4 ranks together are refused" \
     "1 compare-jaccl: $s/bad-ranks-2.log ran mlx-jaccl on 2 ranks, but $s/mlx-jaccl-round1.log ran mlx-jaccl on 4: not comparable" \
     "$rc $out"
-expect "every bad-*.log sample is exercised here" 14 "$(ls "$s"/bad-*.log | wc -l)"
+bad=("$s"/bad-*.log)
+expect "every bad-*.log sample is exercised here" 14 "${#bad[@]}"
 
 # A malformed MLX hostfile: tbrdma's parser (through tbrdma-doctor) refuses it, naming why,
 # before any host is reached.

@@ -8,7 +8,8 @@
 # others through the tools tests' agent (as ssh would) and starts MPI through the simulated
 # cluster's mpirun, `tbcluster mpirun` (4.1) or test/ompi5/cluster-mpirun.sh (5.0): --mpirun is
 # the only difference from a run on real Macs. MLX cannot run here, so every run is --mpi-only
-# unless a test checks a refusal about MLX.
+# unless a test checks a refusal about MLX. The tests without a cluster (no root) use only
+# bench_tmp, need and the paths.
 
 # shellcheck source=../integration/tools/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/tools/lib.sh"
@@ -19,6 +20,22 @@ compare="$top/bench/compare-jaccl"
 samples="$top/test/samples/compare-jaccl"
 CJ_FLAVOUR=4.1
 CJ_ENV=() # extra environment of compare-jaccl (a fake on mac-a, the doctor's MCA values)
+
+# bench_tmp: $tmp, a temporary directory removed on exit (for a test without a cluster).
+bench_tmp()
+{
+    tmp=$(mktemp -d "/tmp/$(basename "$0" .sh).XXXXXX") || fatal "mktemp -d failed"
+    trap 'rm -rf "$tmp"' EXIT
+}
+
+# need PROGRAM...: stops the test unless each program is installed.
+need()
+{
+    local p
+    for p in "$@"; do
+        command -v "$p" >/dev/null || fatal "$p is needed (test/install-deps.sh)"
+    done
+}
 
 # cj_flavour 4.1|5.0: the Open MPI compare-jaccl's MPI runs use on the simulated Macs.
 cj_flavour()

@@ -8,14 +8,10 @@
 # counts, iterations and repetitions of tb_coll_bench.c (run as one process); a collective that
 # returns a wrong value ends the run (exit 1, no record for it, the report refuses the run); a
 # backend that does not start, MLX missing and a bad size are refused. No root.
-source "$(dirname "$0")/../lib/check.sh"
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 script="$top/bench/mlx_collectives.py"
-compare="$top/bench/compare-jaccl"
-tmp=$(mktemp -d /tmp/mlx_script.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-command -v python3 >/dev/null || fatal "python3 is needed (test/install-deps.sh)"
-command -v mpicc >/dev/null || fatal "mpicc is needed (test/install-deps.sh)"
+bench_tmp
+need python3 mpicc
 export PYTHONPYCACHEPREFIX=$tmp/pycache # no __pycache__ in the tree
 
 for f in "$script" "$compare" "$top"/bench/compare_jaccl/*.py; do
