@@ -2,7 +2,7 @@
 # bench/instr_count.sh [N1 N2]: CPU instructions per 8-byte round trip, counted by valgrind's
 # callgrind (instructions, not seconds: the same on a busy or an idle machine), for
 #   raw     the simulator's UC ping-pong (uc_pingpong -x: post, poll, repost; no MPI), counted
-#           inside pingpong_client
+#           inside pingpong_round (one round: post, wait, check, re-post; with its 2 clock reads)
 #   tbrdma  MPI_Send/MPI_Recv of 8 B over ob1 and tbrdma alone (`btl self,tbrdma`), counted
 #           inside tb_rtt_loop (bench/tb_rtt.c)
 # on 2 simulated Macs, one cable. Only the measuring side runs under callgrind; its peer runs
@@ -71,14 +71,14 @@ per_rt()
     }'
 }
 
-# raw N: callgrind's count inside pingpong_client for N round trips, in $TC_TMP/raw.N.
+# raw N: callgrind's count inside pingpong_round for N round trips, in $TC_TMP/raw.N.
 raw()
 {
     local n=$1 out=$TC_TMP/raw.$1
     "$MT_TBCLUSTER" exec mac-b -- "${rt[@]}" env LD_PRELOAD="$MT_SIMLIB" "$uc" >/dev/null 2>&1 &
     sleep 0.3
     "$MT_TBCLUSTER" exec mac-a -- env LD_PRELOAD="$MT_SIMLIB" "${cg[@]}" \
-        --toggle-collect=pingpong_client --callgrind-out-file="$out" \
+        --toggle-collect=pingpong_round --callgrind-out-file="$out" \
         "$uc" -m pingpong -s 8 -n "$n" -x mac-b >"$out.log" 2>&1
     wait
     grep -q "^uc_pingpong: $n iters of 8 B" "$out.log" || { cat "$out.log"; fatal "uc_pingpong failed"; }
