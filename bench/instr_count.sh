@@ -6,16 +6,15 @@
 #   tbrdma  MPI_Send/MPI_Recv of 8 B over ob1 and tbrdma alone (`btl self,tbrdma`), counted
 #           inside tb_rtt_loop (bench/tb_rtt.c)
 # on 2 simulated Macs, one cable. Only the measuring side runs under callgrind; its peer runs
-# natively at real-time priority (chrt -f 1, so other load on the machine cannot delay its
-# answer: the measuring side counts every empty poll while it waits), so both counts hold only
-# the few empty polls of a message in flight. Each count is taken at N1 and N2 round trips and the difference divided by
-# N2 - N1, which removes set-up, warm-up and teardown.
-# Waiting is not work: a side that is faster than its peer polls an empty queue until the answer
-# is there (uc_pingpong, which does little per round trip, polls about 38 times per round trip
-# here; MPI over tbrdma, slower under callgrind, about 2). So the script also reports the count
-# without empty polls: every poll beyond the 2 a round trip needs (a send and a receive
-# completion) is taken away at the measured average cost of one poll (tbsim_poll_cq's inclusive
-# count over its calls). That column is the one to compare.
+# natively at real-time priority (chrt -f 1) so that other load cannot delay its answers. Each
+# count is taken at N1 and N2 round trips and the difference divided by N2 - N1 (set-up and the
+# first rounds cancel out).
+# Waiting is not work: the measuring side polls an empty queue until the answer is there, and
+# how often depends on timing (uc_pingpong, which does little per round trip, polled 35 to 72
+# times per round trip in runs here; MPI over tbrdma, slower under callgrind, 0.5 to 1.3). So
+# the script also gives each count without its empty polls: every poll beyond the 2 a round trip
+# needs (a send and a receive completion) is taken away, per run, at that run's average cost of
+# one poll (tbsim_poll_cq's inclusive count over its calls). That column is the one to compare.
 # Prints the counts, the ratios and the functions that cost tbrdma's round trip most; CSV in
 # build/bench/instr_count.csv.
 # Needs root and network namespaces, a build (./build.sh) and valgrind.
@@ -58,16 +57,27 @@ poll_cost()
         | awk '/tbsim_poll_cq/ && $1 ~ /^[0-9,]+$/ {gsub(/,/, "", $1); if ($1 > m) m = $1} END {print m + 0}'
 }
 
-# per_rt NAME: "instructions per round trip, polls per round trip, the same without empty polls"
-# from NAME.N1 and NAME.N2 in $TC_TMP.
+# work FILE ROUND_TRIPS: the file's instructions without its empty polls: every poll beyond 2
+# per round trip (a send and a receive completion) is taken away at the run's average cost of
+# one poll (tbsim_poll_cq's inclusive count over its calls).
+work()
+{
+    awk -v t="$(total "$1")" -v p="$(polls "$1")" -v c="$(poll_cost "$1")" -v n="$2" 'BEGIN {
+        e = (p > 0) ? c / p : 0; extra = p - 2 * n
+        printf "%.0f\n", t - (extra > 0 ? extra : 0) * e
+    }'
+}
+
+# per_rt NAME: "instructions per round trip, polls per round trip, instructions per poll, the
+# same without empty polls", from NAME.N1 and NAME.N2 in $TC_TMP (differences: set-up and the
+# first rounds cancel out).
 per_rt()
 {
     local a=$TC_TMP/$1.$n1 b=$TC_TMP/$1.$n2
     awk -v t1="$(total "$a")" -v t2="$(total "$b")" -v p1="$(polls "$a")" -v p2="$(polls "$b")" \
-        -v c2="$(poll_cost "$b")" -v n="$((n2 - n1))" 'BEGIN {
-        per = (t2 - t1) / n; pp = (p2 - p1) / n; e = (p2 > 0) ? c2 / p2 : 0
-        empty = (pp > 2) ? pp - 2 : 0
-        printf "%d %.1f %d %.0f\n", per, pp, per - empty * e, e
+        -v c2="$(poll_cost "$b")" -v w1="$(work "$a" "$n1")" -v w2="$(work "$b" "$n2")" \
+        -v n="$((n2 - n1))" 'BEGIN {
+        printf "%d %.1f %.0f %d\n", (t2 - t1) / n, (p2 - p1) / n, (p2 > 0) ? c2 / p2 : 0, (w2 - w1) / n
     }'
 }
 
@@ -84,7 +94,8 @@ raw()
     grep -q "^uc_pingpong: $n iters of 8 B" "$out.log" || { cat "$out.log"; fatal "uc_pingpong failed"; }
 }
 
-# mpi N: the count inside tb_rtt_loop of rank 0 for N round trips (and 100 of warm-up), in
+# mpi N: the count inside tb_rtt_loop of rank 0 for N round trips (its warm-up runs in another
+# function), in
 # $TC_TMP/mpi.N.
 mpi()
 {
@@ -100,8 +111,8 @@ mpi()
 
 raw "$n1" >/dev/null; raw "$n2" >/dev/null
 mpi "$n1" >/dev/null; mpi "$n2" >/dev/null
-read -r raw_rt raw_polls raw_work raw_e <<<"$(per_rt raw)"
-read -r mpi_rt mpi_polls mpi_work mpi_e <<<"$(per_rt mpi)"
+read -r raw_rt raw_polls raw_e raw_work <<<"$(per_rt raw)"
+read -r mpi_rt mpi_polls mpi_e mpi_work <<<"$(per_rt mpi)"
 csv=$repo/build/bench/instr_count.csv
 {
     echo "transport,round_trips,instructions_per_round_trip,polls_per_round_trip,instructions_per_poll,without_empty_polls"
@@ -114,7 +125,7 @@ printf '  %-40s %10s %8s %12s %14s\n' "" all polls "per poll" "without empty" \
     "MPI over tbrdma (ob1, btl self,tbrdma)" "$mpi_rt" "$mpi_polls" "$mpi_e" "$mpi_work"
 echo "  ratio tbrdma/raw: $(awk -v a="$mpi_work" -v b="$raw_work" 'BEGIN {printf "%.2f", a / b}') without empty polls" \
     "($(awk -v a="$mpi_rt" -v b="$raw_rt" 'BEGIN {printf "%.2f", a / b}') counting them)"
-echo "where tbrdma's round trip goes (inclusive, $n2 round trips + 100 warm-up):"
+echo "where tbrdma's round trips go (inclusive, $n2 round trips):"
 callgrind_annotate --inclusive=yes "$TC_TMP/mpi.$n2" 2>/dev/null \
     | awk '/^-+$/ {s++; next} s >= 3 && NF >= 2' | head -14 | sed 's/^/  /'
 echo "CSV: $csv"
