@@ -10,8 +10,9 @@
 # Without a link model the simulator's "cable" is a memcpy by the sending process, so a second
 # cable adds no bandwidth: both ranks share this machine's 2 cores, and the ratio shows only
 # what striping costs. With the link model (docs/design.md, "Multi-cable striping") each cable
-# has its own rate and the ratio is the one that matters. Extra mpirun arguments (for example
-# the link model's) come from STRIPE_BENCH_ARGS. No pass/fail: timings describe this machine.
+# has its own rate and the ratio is the one that matters: STRIPE_BENCH_LINK is passed to
+# `tbcluster up --link` (e.g. "on", or "rate_gbps=8,latency_us=4"), extra mpirun arguments come
+# from STRIPE_BENCH_ARGS. No pass/fail: timings describe this machine.
 # Needs root and network namespaces, and ./build.sh done.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,14 +25,9 @@ fi
 size=${1:-16777216}
 csv=${2:-$repo/build/bench/stripe_bench.csv}
 CHECK_NAME=stripe_bench
-# shellcheck source=../test/mpi/lib.sh
-. "$repo/test/mpi/lib.sh"
-mt_flavour 4.1
-mt_require
-mkdir -p "$repo/build/bench" "$(dirname "$csv")"
-bin=$repo/build/bench/tb_bench
-mpicc -O2 -Wall -o "$bin" "$here/tb_bench.c" || fatal "tb_bench.c does not build"
-mt_cluster p2p --hosts 2 --topology double:a-b
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+mt_cluster p2p --hosts 2 --topology double:a-b ${STRIPE_BENCH_LINK:+--link "$STRIPE_BENCH_LINK"}
 export MT_YIELD=0 # 2 ranks on 2 cores, busy-polling as on a Mac
 res=$TC_TMP/res
 mkdir -p "$res"
@@ -41,11 +37,8 @@ read -ra extra <<<"${STRIPE_BENCH_ARGS:-}"
 run()
 {
     local out=$TC_TMP/$1.out
-    mt_launch 2 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
-        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_stripe "$2" --mca btl_tbrdma_stats 1 \
-        "${extra[@]}" "$bin" "$size" "$scale" "$size" >"$out" 2>&1 \
-        || { echo "stripe_bench: $1 run failed:" >&2; tail -20 "$out" >&2; exit 1; }
+    bench_tb "$out" --mca btl self,tbrdma --mca btl_tbrdma_stripe "$2" --mca btl_tbrdma_stats 1 \
+        "${extra[@]}" -- "$size" "$scale" "$size"
     grep -E '^(latency|bandwidth|allreduce),' "$out" >>"$res/$1"
     grep -o '[0-9]* on striped cables' "$out" | awk -v n="$1" '{s += $1} END {print n ": " s + 0 " data frames on the second cable"}'
 }

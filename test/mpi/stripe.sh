@@ -25,9 +25,7 @@ mt_flavour "${1:?usage: stripe.sh 4.1|5.0}"
 mt_require
 mt_build
 mt_cluster p2p --topology crossed:a-b --topology double:c-d
-LIMIT=15
 MIB16=16777216
-JOB_PID=
 
 # pair_cables HOST-A HOST-B: the pair's cables in tbrdma's order (by the lower-named host's
 # device name, docs/mesh.md), one "ID HOST IF HOST IF" line each, the lower-named host first.
@@ -129,61 +127,21 @@ for c in $(sed -n 's/^cable \([^ ]*\) .*/\1/p' "$TBSIM_DIR/topology"); do
 done
 
 # pull: one cable of the crossed pair pulled while both carry 4 MiB messages.
-stop_job()
-{
-    if [ -n "$JOB_PID" ]; then
-        kill -TERM "$JOB_PID" 2>/dev/null
-        sleep 2
-        kill -KILL "$JOB_PID" 2>/dev/null
-    fi
-    JOB_PID=
-}
-TC_BEFORE_DOWN=stop_job
+TC_BEFORE_DOWN=mt_job_stop
 
 # pull WHICH CABLE-LINE: tb_ring between mac-a and mac-b, the cable pulled once it runs.
 pull()
 {
-    local name="pull $1" id ha ia hb ib t0 rc secs
+    local name="pull $1" id ha ia hb ib t0
     read -r id ha ia hb ib <<<"$2"
-    MT_OUT=$TC_TMP/pull-$1.out
-    mt_launch 2 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
-        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$MT_BIN/tb_ring" 120 4194304 >"$MT_OUT" 2>&1 &
-    JOB_PID=$!
-    for _ in $(seq 600); do
-        grep -q "tbtest ring: running" "$MT_OUT" && break
-        kill -0 "$JOB_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    if ! grep -q "tbtest ring: running" "$MT_OUT"; then
-        fail "$name: the job did not start"
-        sed 's/^/    | /' "$MT_OUT" | head -20
-        stop_job
-        return 1
-    fi
+    mt_ring_start "pull-$1" 2 120 4194304 || return 1
     sleep 1 # a few rounds of striped 4 MiB messages in flight
     t0=$(date +%s.%N)
     "$MT_TBCLUSTER" fault "$id" down || fail "$name: tbcluster fault $id down failed"
-    for _ in $(seq $((LIMIT * 10 + 100))); do
-        kill -0 "$JOB_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
-    if kill -0 "$JOB_PID" 2>/dev/null; then
-        fail "$name: the job still runs $secs s after the cable was pulled"
-        stop_job
-    else
-        wait "$JOB_PID"
-        rc=$?
-        JOB_PID=
-        check "$name: mpirun ended with exit $rc (non-zero) $secs s after the pull (limit $LIMIT s)" \
-            awk -v s="$secs" -v r="$rc" -v l="$LIMIT" 'BEGIN {exit !(r != 0 && s <= l)}'
-    fi
-    check_grep "$name: the message names the pulled cable ($ha $ia <-> $hb $ib)" "$MT_OUT" \
+    mt_await_end "$name" "$t0" \
         "lost peer .* over the cable ($ha rdma_$ia \(interface $ia\) <-> $hb rdma_$ib|$hb rdma_$ib \(interface $ib\) <-> $ha rdma_$ia)"
     check_nogrep "$name: no rank received wrong data" "$MT_OUT" "tbtest ring: rank [0-9]*: FAIL"
     "$MT_TBCLUSTER" fault "$id" up
-    sleep 1 # the launcher's last kills
     mt_nothing_held "$name: after the job"
     "$TBSIMCTL" reclaim >/dev/null
 }
