@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # memcheck.sh: tbrdma under valgrind's memcheck on simulated Macs (Open MPI 4.1): a 2-rank
-# ping-pong (0 B to 1 MiB, every frame boundary) and the collectives program on 4 ranks, every
-# rank under valgrind, over tbrdma alone. Each program must pass its own checks and every rank's
+# ping-pong (0 B to 1 MiB, every frame boundary, between mac-a and mac-b joined by two cables:
+# its large messages are striped) and the collectives program on 4 ranks, every rank under
+# valgrind, over tbrdma alone. Each program must pass its own checks and every rank's
 # valgrind log must report no error at all: tbrdma's code, the simulator's and Open MPI's. (Debian's
 # Open MPI 4.1.4 gave none in these runs, so no suppression file is needed; if a later Open MPI
 # brings noise of its own, a suppression file goes next to this test and is named here.)
@@ -13,7 +14,7 @@ mt_flavour 4.1
 mt_require
 command -v valgrind >/dev/null || fatal "valgrind is not installed (test/install-deps.sh installs it)"
 mt_build
-mt_cluster p2p
+mt_cluster p2p --topology double:a-b
 
 # vg_run NAME NP PROGRAM [ARGS...]: PROGRAM under memcheck over tbrdma; checks the logs.
 vg_run()
@@ -33,6 +34,8 @@ vg_run()
 }
 
 vg_run pingpong 2 tb_pingpong 1048576
+check "pingpong: striped over both cables of mac-a and mac-b ($(mt_stat "on striped cables") frames)" \
+    test "$(mt_stat "on striped cables")" -gt 0
 vg_run coll 4 tb_coll
 mt_nothing_held "after the memcheck runs"
 finish
