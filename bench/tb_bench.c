@@ -4,13 +4,13 @@
  *   bandwidth  rank 0 streams a window of 32 non-blocking sends per iteration to rank 1, which
  *              answers each window with 1 byte; usec per message, MB/s one direction
  *   allreduce  MPI_Allreduce of bytes/8 doubles (sum) over MPI_COMM_WORLD; usec per call
- * Each row is the best of 5 runs (the machine is shared: the least disturbed run).
+ * Each row is the best of REPEATS runs (default 5; the machine is shared: the least disturbed run).
  * Sizes MIN (default 8 B) to MAX (default 4 MiB) in powers of 4 plus MAX; iterations shrink with
  * size so a size takes about the same time. The first results are checked once (a wrong sum or a
  * wrong byte ends the program with exit 1: a fast wrong transport is no result). Timing is never a
  * verdict: bench/ only describes this machine.
- * Usage: tb_bench [max_bytes] [time_scale] [min_bytes] (time_scale < 1 for a quick look;
- * min_bytes = max_bytes measures that one size).
+ * Usage: tb_bench [max_bytes] [time_scale] [min_bytes] [repeats] (time_scale < 1 for a quick
+ * look; min_bytes = max_bytes measures that one size).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@
 #define WINDOW  32
 #define REPEATS 5
 
+static int repeats = REPEATS;
 static int rank, nranks;
 static double *ar_in, *ar_out;
 
@@ -104,7 +105,7 @@ static double allreduce(char *buf, size_t bytes, int iters)
     return (MPI_Wtime() - t0) * 1e6 / iters;
 }
 
-/* A test over every size, each the best (least time) of REPEATS runs. */
+/* A test over every size, each the best (least time) of `repeats` runs. */
 static void sweep(const char *test, double (*fn)(char *, size_t, int), char *buf, size_t min,
                   size_t max, int per, double scale)
 {
@@ -112,7 +113,7 @@ static void sweep(const char *test, double (*fn)(char *, size_t, int), char *buf
         int iters = iters_for(b * (size_t) per, scale);
         double best = 1e30;
 
-        for (int r = 0; r < REPEATS; r++) {
+        for (int r = 0; r < repeats; r++) {
             double us = fn(buf, b, iters);
 
             MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -160,14 +161,17 @@ int main(int argc, char **argv)
     char *buf;
     double *in, *out;
 
+    repeats = (argc > 4) ? atoi(argv[4]) : REPEATS;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     buf = calloc(max, 1);
     in = calloc(max / sizeof(double) + 1, sizeof(double));
     out = calloc(max / sizeof(double) + 1, sizeof(double));
-    if (NULL == buf || NULL == in || NULL == out || nranks < 2 || min < 8 || min > max) {
-        fprintf(stderr, "tb_bench: needs 2 ranks, %zu bytes and 8 <= min_bytes <= max_bytes\n",
+    if (NULL == buf || NULL == in || NULL == out || nranks < 2 || min < 8 || min > max
+        || repeats < 1) {
+        fprintf(stderr,
+                "tb_bench: needs 2 ranks, %zu bytes, 8 <= min_bytes <= max_bytes, repeats >= 1\n",
                 max);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
