@@ -11,7 +11,7 @@
 #           on every device, doubled cables included: within Apple's 10): every byte checked,
 #           both cables of each doubled pair carried at least 16 MiB each way, and tbrdma
 #           counted data frames on striped cables
-#   faults  1 % loss and 0.1 % corruption on every cable: tb_pingpong up to 16 MiB and tb_coll
+#   faults  1 % loss and 0.3 % corruption on every cable: tb_pingpong up to 16 MiB and tb_coll
 #           still correct, both cables of each doubled pair lost and corrupted messages, tbrdma
 #           retransmitted and refused bad checksums
 #   pull    tb_ring with 4 MiB messages between mac-a and mac-b, one of their two cables pulled
@@ -99,7 +99,7 @@ mt_nothing_held "large: after the jobs"
 # faults: loss and corruption on every cable, both of each doubled pair included.
 seed=11
 for c in $(sed -n 's/^cable \([^ ]*\) .*/\1/p' "$TBSIM_DIR/topology"); do
-    "$MT_TBCLUSTER" fault "$c" drop=0.01 corrupt=0.001 seed=$((seed++)) \
+    "$MT_TBCLUSTER" fault "$c" drop=0.01 corrupt=0.003 seed=$((seed++)) \
         || fatal "tbcluster fault $c failed"
 done
 mt_counters "$TC_TMP/before"
