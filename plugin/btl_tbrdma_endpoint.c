@@ -19,6 +19,9 @@ static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
     ep->local_port = -1;
     ep->peer_port = -1;
     ep->state = TBRDMA_EP_NEW;
+    ep->primary = ep;
+    ep->stripes[0] = ep;
+    ep->nstripes = 1;
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct, NULL);
@@ -46,7 +49,7 @@ mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_find(mca_btl_tbrdma_module_t 
     mca_btl_tbrdma_endpoint_t *ep;
 
     OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
-        if (0 == opal_compare_proc(ep->proc->proc_name, proc->proc_name)) {
+        if (ep->primary == ep && 0 == opal_compare_proc(ep->proc->proc_name, proc->proc_name)) {
             return ep;
         }
     }
@@ -203,10 +206,14 @@ void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_endpoint_t *ep, char 
 {
     const mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
     const tbrdma_port_info_t *lp = &module->ports[ep->local_port];
+    char which[32] = "";
 
+    if (0 < ep->stripe || 1 < ep->primary->nstripes) {
+        snprintf(which, sizeof(which), ", striped cable %d", ep->stripe + 1);
+    }
     snprintf(buf, len,
-             "peer %s on host %s, over the cable %s %s (interface %s) <-> %s %s (qp 0x%x/0x%x)",
+             "peer %s on host %s, over the cable %s %s (interface %s) <-> %s %s (qp 0x%x/0x%x%s)",
              OPAL_NAME_PRINT(ep->proc->proc_name), ep->peer_host, module->local.host, lp->device,
              '\0' != lp->ifname[0] ? lp->ifname : "?", ep->peer_host, ep->peer.device,
-             ep->chan[0].qpn, ep->chan[1].qpn);
+             ep->chan[0].qpn, ep->chan[1].qpn, which);
 }

@@ -4,6 +4,10 @@
  * path over that cable: a UC queue pair each, with the sending and receiving halves of tbrdma's
  * reliability (core/tbrdma_rel.h) and the frames in flight.
  *
+ * Several cables to the peer's host (striping, btl_tbrdma_stripe.c): one endpoint per cable,
+ * each a whole connection; the endpoint of the pair's first cable (the primary) is the one Open
+ * MPI knows, and lists the others (its stripes).
+ *
  * States: NEW (mesh resolved) -> READY (queue pairs created, receives posted, published) ->
  * CONNECTED (RTR/RTS done; handed to Open MPI once the peer answered the handshake) ->
  * FAILED (declared lost) or CLOSED (the peer finalized). Everything but creation and lookup is
@@ -69,6 +73,13 @@ struct mca_btl_base_endpoint_t {
     int rx_pass;         /* a valid frame came in the current progress pass */
     int fail_reported;
     char fail_reason[512];
+
+    /* Striping (btl_tbrdma_stripe.c). */
+    int stripe;                              /* this endpoint's cable in the pair's order */
+    struct mca_btl_base_endpoint_t *primary; /* cable 0's endpoint; itself on cable 0 */
+    struct mca_btl_base_endpoint_t *stripes[TBRDMA_MESH_MAX_STRIPES]; /* primary: usable cables */
+    int nstripes;         /* primary: entries of stripes[] (>= 1) */
+    unsigned stripe_next; /* primary: turn among equally loaded cables */
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_tbrdma_endpoint_t;
 OBJ_CLASS_DECLARATION(mca_btl_tbrdma_endpoint_t);
@@ -78,7 +89,14 @@ mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc, con
                                                           int local_port, int peer_port,
                                                           const tbrdma_modex_port_t *peer);
 
-/* The module's endpoint for proc, NULL when it has none. Caller holds module->lock. */
+/* The endpoint Open MPI knows for ep's peer: ep itself, or the primary of a stripe. */
+static inline struct mca_btl_base_endpoint_t *
+mca_btl_tbrdma_endpoint_owner(struct mca_btl_base_endpoint_t *ep)
+{
+    return ep->primary;
+}
+
+/* The module's primary endpoint for proc, NULL when it has none. Caller holds module->lock. */
 mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_find(mca_btl_tbrdma_module_t *module,
                                                         const opal_proc_t *proc);
 

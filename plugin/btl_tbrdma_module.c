@@ -3,7 +3,8 @@
  *
  * add_procs sees the whole job at once (MCA_BTL_FLAGS_SINGLE_ADD_PROCS: the mesh needs every
  * host): it turns every peer's modex blob into the job's mesh (which local port reaches which
- * host), creates an endpoint per peer process on another host on the cable the mesh chose,
+ * host), creates an endpoint per peer process on another host on the cable the mesh chose (and
+ * one per further cable to that host when striping, btl_tbrdma_stripe.c),
  * connects the data path (btl_tbrdma_connect.c) and marks reachable the peers whose endpoint
  * completed the handshake. Peers on this host are left to sm/vader and self.
  *
@@ -17,6 +18,7 @@
 #include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_stripe.h"
 
 #include "opal/class/opal_bitmap.h"
 
@@ -354,6 +356,9 @@ static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, 
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "%s: peer %s on host %s: %s <-> %s",
                        OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), module_proc_name(procs[i]),
                        ep->peer_host, module->local.ports[ep->local_port].device, ep->peer.device);
+        if (OPAL_SUCCESS != mca_btl_tbrdma_stripe_add(module, ep, link, &job->hosts[h])) {
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
     }
     return OPAL_SUCCESS;
 }
@@ -523,7 +528,8 @@ static void module_print_stats(const mca_btl_tbrdma_module_t *module)
     }
     opal_output(
         mca_btl_tbrdma_component.output,
-        "tbrdma stats: host %s %s: sent %llu data frames (%llu bytes), %llu control "
+        "tbrdma stats: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
+        "%llu control "
         "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
         "received, %llu credit stalls, %llu times no free frame; received %llu data frames (%llu "
         "bytes), %llu "
@@ -531,13 +537,14 @@ static void module_print_stats(const mca_btl_tbrdma_module_t *module)
         "%llu bad header), %llu completion errors, %llu unknown tags, %llu held; %llu frames not "
         "returned",
         module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), (unsigned long long) s->tx_data,
-        (unsigned long long) s->tx_bytes, (unsigned long long) s->tx_ctrl,
-        (unsigned long long) s->tx_forced, (unsigned long long) s->retransmits,
-        (unsigned long long) s->timeouts, (unsigned long long) s->nacks_sent,
-        (unsigned long long) s->nacks_rcvd, (unsigned long long) s->credit_stalls,
-        (unsigned long long) s->no_frame, (unsigned long long) s->rx_data,
-        (unsigned long long) s->rx_bytes, (unsigned long long) s->rx_ctrl,
-        (unsigned long long) s->rx_dup, (unsigned long long) s->rx_gap, (unsigned long long) bad,
+        (unsigned long long) s->tx_bytes, (unsigned long long) s->tx_striped,
+        (unsigned long long) s->tx_ctrl, (unsigned long long) s->tx_forced,
+        (unsigned long long) s->retransmits, (unsigned long long) s->timeouts,
+        (unsigned long long) s->nacks_sent, (unsigned long long) s->nacks_rcvd,
+        (unsigned long long) s->credit_stalls, (unsigned long long) s->no_frame,
+        (unsigned long long) s->rx_data, (unsigned long long) s->rx_bytes,
+        (unsigned long long) s->rx_ctrl, (unsigned long long) s->rx_dup,
+        (unsigned long long) s->rx_gap, (unsigned long long) bad,
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_CRC],
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
         (unsigned long long) (s->rx_wc_err + s->tx_wc_err), (unsigned long long) s->rx_unknown_tag,

@@ -57,7 +57,7 @@ typedef struct params_int {
 static params_int_t *params_int_table(size_t *n_p)
 {
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
-    static params_int_t table[9];
+    static params_int_t table[10];
 
     table[0] = (params_int_t){"eager_depth",
                               &c->eager_depth,
@@ -141,6 +141,17 @@ static params_int_t *params_int_table(size_t *n_p)
                               OPAL_INFO_LVL_7,
                               "Microseconds an acknowledgement may wait for a data frame to "
                               "carry it before it goes alone. Range 1..100000, default 100"};
+    table[9] = (params_int_t){"stripe_min_size",
+                              &c->stripe_min_size,
+                              131072,
+                              0,
+                              1 << 30,
+                              OPAL_INFO_LVL_4,
+                              "Bytes from which a message is striped over every cable joining "
+                              "two Macs (with btl_tbrdma_stripe): its bulk fragments go to the "
+                              "least loaded cable; smaller messages, and every eager-sized one, "
+                              "stay on the pair's first cable, in order. Range 0..1073741824, "
+                              "default 131072 (two bulk fragments)"};
     *n_p = sizeof(table) / sizeof(table[0]);
     return table;
 }
@@ -172,6 +183,14 @@ static int params_register_data_path(void)
               "Whether SIGTERM, SIGINT and SIGHUP first release tbrdma's queue pairs and memory "
               "(Macs are reported to keep them until a reboot otherwise). Default true",
               true, OPAL_INFO_LVL_5, &c->release_on_signal);
+    rc |= 0 > params_register_bool(
+              "stripe",
+              "Whether two Macs joined by several Thunderbolt cables use all of them (up to 4): "
+              "each cable gets its own queue pairs (2 per pair of ranks, on that cable's device) "
+              "and large messages are striped over them (btl_tbrdma_stripe_min_size); a cable "
+              "lost then ends the job like a lost peer. False: only the pair's first cable is "
+              "used and the others stay idle. Default true",
+              true, OPAL_INFO_LVL_4, &c->stripe);
     rc |= 0 > params_register_bool(
               "stats",
               "Whether each process prints its data path counters (frames, retransmissions, "

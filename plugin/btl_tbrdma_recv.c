@@ -56,7 +56,8 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         return;
     }
     frag->flags &= ~TBRDMA_FF_CB;
-    frag->base.des_cbfunc(&module->super, frag->ep, &frag->base, OPAL_SUCCESS);
+    frag->base.des_cbfunc(&module->super, mca_btl_tbrdma_endpoint_owner(frag->ep), &frag->base,
+                          OPAL_SUCCESS);
     if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
         mca_btl_tbrdma_frag_put(module, frag); /* ob1's reference, dropped on its behalf */
     }
@@ -218,7 +219,7 @@ static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoin
     seg.seg_len = frag->len;
     module->stats.rx_data++;
     module->stats.rx_bytes += frag->len;
-    tbrdma_compat_deliver(&module->super, ep, frag->tag, &seg, 1);
+    tbrdma_compat_deliver(&module->super, mca_btl_tbrdma_endpoint_owner(ep), frag->tag, &seg, 1);
 }
 
 static void recv_hold(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_chan_t *ch,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # memcheck.sh [4.1|5.0]: tbrdma under valgrind's memcheck on simulated Macs: a 2-rank ping-pong
-# (0 B to 1 MiB, every frame boundary) and the collectives program on 4 ranks, every rank under
-# valgrind, over tbrdma alone. Each program must pass its own checks and every rank's valgrind
-# log must report no error at all: tbrdma's code, the simulator's and Open MPI's. Debian 12's
-# Open MPI 4.1.4 gave none in these runs, so 4.1 runs without suppressions; Open MPI 5.0.7's
-# PMIx gives one per rank, suppressed by valgrind-ompi5.supp (next to this test, each entry
-# explained there). The peer timeout is raised: valgrind slows ranks down about 50 times.
+# (0 B to 1 MiB, every frame boundary, between mac-a and mac-b joined by two cables: its large
+# messages are striped) and the collectives program on 4 ranks, every rank under valgrind, over
+# tbrdma alone. Each program must pass its own checks and every rank's valgrind log must report
+# no error at all: tbrdma's code, the simulator's and Open MPI's. Debian 12's Open MPI 4.1.4 gave
+# none in these runs, so 4.1 runs without suppressions; Open MPI 5.0.7's PMIx gives one per rank,
+# suppressed by valgrind-ompi5.supp (next to this test, each entry explained there). The peer
+# timeout is raised: valgrind slows ranks down about 50 times.
 set -uo pipefail
 MT_VARIANT="valgrind"
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ else
     command -v valgrind >/dev/null || fatal "valgrind is not installed (test/install-deps.sh installs it)"
 fi
 mt_build
-mt_cluster p2p
+mt_cluster p2p --topology double:a-b
 
 # vg_run NAME NP PROGRAM [ARGS...]: PROGRAM under memcheck over tbrdma; checks the logs.
 vg_run()
@@ -40,6 +41,8 @@ vg_run()
 }
 
 vg_run pingpong 2 tb_pingpong 1048576
+check "pingpong: striped over both cables of mac-a and mac-b ($(mt_stat "on striped cables") frames)" \
+    test "$(mt_stat "on striped cables")" -gt 0
 vg_run coll 4 tb_coll
 mt_nothing_held "after the memcheck runs"
 finish
