@@ -11,7 +11,8 @@
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
 #               start-up refusals, striping over double and crossed cables, NetPIPE and
-#               HPCC, valgrind memcheck
+#               HPCC, the shipped coll/tuned rules (installed, in effect, results right),
+#               valgrind memcheck
 #               and an AddressSanitizer build (test/mpi)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   bench       bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1 and 5.0), its

@@ -16,7 +16,8 @@
 # between it and the size below; equal neighbours merge into one rule. Communicator sizes that
 # were not measured get algorithm 0 for every message size: 2 when 2 was not measured, and the
 # size above each measured one when that was not measured (coll/tuned uses the rule of the
-# nearest communicator size at or below, or the first one).
+# nearest communicator size at or below, or the first one). A run that stopped below 64 MiB
+# leaves the sizes above its largest one (from twice it) to the default.
 #
 # The file format (Open MPI 4.1 and 5.0, coll_tuned_dynamic_file.c; '#' to the end of a line is
 # a comment): the number of collectives; for each, its id, the number of communicator sizes; for
@@ -94,6 +95,10 @@ function msg_rules(c, r, lines,    sz, n, i, lo, rule, prev, m, parts, ap) {
         lines[++m] = sprintf("%d %d %d %d    # from %s; at %s: %s", lo, ap[1], ap[1] ? 4 : 0, ap[2],
                              human(lo), human(sz[i]), parts[2])
     }
+    # A run cut short of 64 MiB: above its largest size (from halfway to the next one) the default.
+    if (n && sz[n] < 67108864 && prev != "0 0")
+        lines[++m] = sprintf("%d 0 0 0    # from %s: not measured (largest size measured: %s), default",
+                             2 * sz[n], human(2 * sz[n]), human(sz[n]))
     return m
 }
 

@@ -97,6 +97,16 @@ for np in 2 4; do
     mt_run "collrules-$np-rules" "$np" 1 --tune "$conf" -- tb_collrules "${pts[@]}"
     ran "$MT_OUT" >"$TC_TMP/rules-$np"
     sed -n 's/^tb_collrules: //p' "$MT_OUT" | sed 's/^/    | /'
+    # Where the rules name an algorithm, it ran (tb_collrules checks it too, per rank).
+    named=$(for pt in "${pts[@]}"; do
+        [ "${pt##*:}" = 0 ] || echo "${pt%:*} ${pt##*:}" | tr : ' '
+    done)
+    bad=$(echo "$named" | awk 'NR == FNR {ran[$1 " " $2] = $3; next}
+        NF && ran[$1 " " $2] != $3 {print $1 " " $2 " B ran " ran[$1 " " $2] ", the rules say " $3}' \
+        "$TC_TMP/rules-$np" -)
+    check "$np ranks: where the rules name an algorithm ($(echo "$named" | grep -c .) points), it ran" \
+        test -z "$bad"
+    [ -z "$bad" ] || echo "$bad" | head -5 | sed 's/^/    | /'
     # Where the rules leave the default (ALG 0), the rules run ran what the default run ran.
     for pt in "${pts[@]}"; do
         [ "${pt##*:}" = 0 ] && echo "${pt%:*}" | tr : ' '
