@@ -203,13 +203,13 @@ check()
     done
 }
 
-# rule_at RULES COLL RANKS: "BYTES ALG:SEG" for every size coll_tune times (8 B up in powers of
-# 4, then MAX), the rule coll/tuned takes there from RULES for a communicator of RANKS (the
+# rule_at RULES COLL RANKS [SIZES]: "BYTES ALG:SEG" for every size of SIZES (default: those
+# coll_tune times, 8 B up in powers of 4, then MAX), the rule coll/tuned takes there from RULES for a communicator of RANKS (the
 # communicator size's rules at or below RANKS, else the first; the last message rule at or below
 # BYTES); "0:0": Open MPI's default.
 rule_at()
 {
-    awk -v coll="$2" -v p="$3" -v max="$max" '
+    awk -v coll="$2" -v p="$3" -v max="$max" -v sizes="${4:-}" '
         { sub(/#.*/, ""); for (i = 1; i <= NF; i++) tok[++n] = $i }
         END {
             id["allgather"] = 0; id["allreduce"] = 2; id["alltoall"] = 3; id["bcast"] = 7
@@ -227,10 +227,13 @@ rule_at()
                     }
                 }
             }
-            for (b = 8; b <= max; b = (b * 4 > max && b < max) ? max : b * 4) {
+            if (sizes == "")
+                for (b = 8; b <= max; b = (b * 4 > max && b < max) ? max : b * 4) sizes = sizes " " b
+            ns = split(sizes, sz, " ")
+            for (i = 1; i <= ns; i++) {
                 a = "0:0"
-                for (r = 1; r <= m; r++) if (lo[r] <= b) a = alg[r]
-                print b, a
+                for (r = 1; r <= m; r++) if (lo[r] <= sz[i] + 0) a = alg[r]
+                print sz[i], a
             }
         }' "$1"
 }
@@ -267,7 +270,8 @@ side_table()
     for f in "$out/$fl"/side-*.csv; do
         n=$(basename "$f" .csv | cut -d- -f2)
         c=$(basename "$f" .csv | cut -d- -f3)
-        rule_at "$rules" "$c" "$((n * per_mac))" | sed "s/^/rule /"
+        rule_at "$rules" "$c" "$((n * per_mac))" "$(cut -d, -f3 "$f" | sort -nu | tr '\n' ' ')" \
+            | sed "s/^/rule /"
         cat "$f"
     done | awk -F'[, ]' '
         $1 == "rule" { want[$2] = $3; next }
@@ -352,6 +356,7 @@ rules_md()
             if (b >= 1048576 && b % 1048576 == 0) return (b / 1048576) " MiB"
             if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
             if (b >= 1048576) return sprintf("%.1f MiB", b / 1048576)
+            if (b >= 1024) return sprintf("%.1f KiB", b / 1024)
             return b " B"
         }
         function flush(   i, hi) {
@@ -366,7 +371,7 @@ rules_md()
                 print "|---|---|---|---|" }
         / # [a-z_]+: [0-9]+ communicator sizes/ { flush(); split($0, h, "# "); split(h[2], c, ":"); coll = c[1]; ranks = 0; next }
         /^[0-9]+ [0-9]+ +# [0-9]+ ranks$/ { flush(); ranks = $1; next }
-        /not measured/ { flush(); ranks = 0; next }
+        /ranks \(not measured\)/ { flush(); ranks = 0; next }
         ranks && /^[0-9]+ [0-9]+ [0-9]+ [0-9]+ / {
             lo[++n] = $1; alg[n] = $2; t = $0; sub(/^[^#]*# from [^;]*; /, "", t); note[n] = t
         }
