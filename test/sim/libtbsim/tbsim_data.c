@@ -236,6 +236,7 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
         uint32_t copy = (TBSIM_MUTANT(COPY_4K) && TBSIM_FRAME < wr->len) ? TBSIM_FRAME : wr->len;
 
         memcpy(data, (const void *) (uintptr_t) wr->addr, copy);
+        tbsim_pin_send(tbsim_pin_of(ctx, wr->lkey), wr->addr, data, copy);
         if ((r % TBSIM_PPM) < atomic_load_explicit(&f->corrupt_ppm, memory_order_relaxed)
             && !TBSIM_MUTANT(CORRUPT_IGNORED)) {
             corrupt(data, wr->len, mix64(r));
@@ -340,7 +341,8 @@ static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
                    || now < s->deliver_ns) {
             return;
         } else if (TBSIM_SLOT_OK == s->status) {
-            memcpy((void *) (uintptr_t) wr->addr, rxq_data(qp->rxq, qp->rq_done), s->byte_len);
+            tbsim_pin_recv(tbsim_pin_of(ctx, wr->lkey), wr->addr, rxq_data(qp->rxq, qp->rq_done),
+                           s->byte_len);
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV,
                     TBSIM_MUTANT(WC_BYTE_LEN) ? wr->len : s->byte_len);
             count(&cnt->rx_msgs, 1);
@@ -424,6 +426,7 @@ static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const stru
         return ENOMEM; /* Apple: the 64th outstanding WR fails with ENOMEM */
     }
     out->wr_id = wr->wr_id;
+    out->lkey = (0 < wr->num_sge) ? wr->sg_list->lkey : 0;
     out->dropped = 0;
     out->frames = frames_of(out->len);
     out->signaled = qp->sig_all || 0 != (wr->send_flags & IBV_SEND_SIGNALED);
@@ -465,6 +468,7 @@ static int recv_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const stru
         return ENOMEM;
     }
     out->wr_id = wr->wr_id;
+    out->lkey = (0 < wr->num_sge) ? wr->sg_list->lkey : 0;
     return 0;
 }
 
