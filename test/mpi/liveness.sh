@@ -4,6 +4,7 @@
 #   cable   the cable between mac-a and mac-b pulled (its link taken down) mid-run
 #   stop    mac-c's rank stopped (SIGSTOP: alive, silent, what a hung Mac looks like)
 #   kill    mac-c's rank killed (SIGKILL)
+#   zcopy   the cable pulled again, while 4 MiB messages travel zero-copy
 # Each time every rank must end and mpirun exit non-zero within 15 s of the fault, with a message
 # naming the lost peer's host and the cable (host, device, interface): tbrdma's own for the cable
 # and the stopped rank (Apple's device reports neither), tbrdma's or Open MPI's for the killed one
@@ -26,7 +27,8 @@ stop_job()
 }
 TC_BEFORE_DOWN=stop_job
 
-# start_job NAME: tb_ring over tbrdma in the background; waits until it runs.
+# start_job NAME [BYTES]: tb_ring over tbrdma in the background (messages of BYTES, tb_ring's
+# default otherwise); waits until it runs.
 start_job()
 {
     MT_OUT=$TC_TMP/$1.out
@@ -34,7 +36,7 @@ start_job()
     mt_launch 4 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
         --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "${MT_MESH_ARGS[@]}" \
-        "$MT_BIN/tb_ring" 120 >"$MT_OUT" 2>&1 &
+        "$MT_BIN/tb_ring" 120 ${2:+"$2"} >"$MT_OUT" 2>&1 &
     JOB_PID=$!
     for _ in $(seq 600); do
         grep -q "tbtest ring: running" "$MT_OUT" && return 0
@@ -105,6 +107,17 @@ if start_job cable; then
     await_end cable "$t0" "$cable_regex"
     "$MT_TBCLUSTER" fault mac-a:en2 up
     held_only cable
+fi
+
+# zcopy: the same cable pulled while messages of 4 MiB are in flight as zero-copy gets (chunks
+# granted into user buffers): the gets end with an error, nothing waits for them, and the user
+# buffers' memory regions are released with everything else.
+if start_job zcopy $((4 << 20)); then
+    t0=$(date +%s.%N)
+    "$MT_TBCLUSTER" fault mac-a:en2 down || fail "zcopy: tbcluster fault down failed"
+    await_end zcopy "$t0" "$cable_regex"
+    "$MT_TBCLUSTER" fault mac-a:en2 up
+    held_only zcopy
 fi
 
 # stop: mac-c's rank stopped.
