@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/zcopy_bench.sh [-q] [CSV]: where zero-copy pays. 2 simulated Macs, one rank each, one
+# bench/zcopy_bench.sh [-q] [--link SPEC] [CSV]: where zero-copy pays. 2 simulated Macs, one
+# rank each, one
 # cable, Open MPI 4.1, checksums on (the default): tb_bench's ping-pong (half round trip) and
 # stream (32 in flight) of 8 KiB to 4 MiB (its sizes: powers of 4, and 4 MiB), over
 #   copy   btl_tbrdma_zcopy 0: every message copied through tbrdma's frames
@@ -13,18 +14,22 @@
 # and the switch point: the smallest size from which zero-copy is at least as fast as the copy
 # path at every larger size, in both tests; that is how btl_tbrdma_zcopy_min's default was chosen
 # (docs/design.md). Writes CSV (default build/bench/zcopy_bench.csv). No pass/fail: the numbers
-# describe this shared machine and the simulator's memcpy "cable".
+# describe this shared machine and the simulator's memcpy "cable", or with --link the
+# simulator's link model (tbcluster up --link SPEC: "on" = 8 Gbit/s and 4 us per direction).
 # Needs root and network namespaces, and ./build.sh done.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 scale=1
 rounds=5
-if [ "${1:-}" = -q ]; then
-    scale=0.1
-    rounds=3
-    shift
-fi
+link=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    -q) scale=0.1 rounds=3 && shift ;;
+    --link) link=(--link "$2") && shift 2 ;;
+    *) break ;;
+    esac
+done
 csv=${1:-$repo/build/bench/zcopy_bench.csv}
 CHECK_NAME=zcopy_bench
 export MT_TIMEOUT=${MT_TIMEOUT:-1800} # a run on a loaded machine takes minutes
@@ -35,7 +40,7 @@ mt_require
 mkdir -p "$repo/build/bench" "$(dirname "$csv")"
 bin=$repo/build/bench/tb_bench
 mpicc -O2 -Wall -o "$bin" "$here/tb_bench.c" || fatal "tb_bench.c does not build"
-mt_cluster p2p --hosts 2
+mt_cluster p2p --hosts 2 "${link[@]}"
 # Busy-polling ranks (MT_YIELD=0, as bench/mpi_bench.sh) when the machine is otherwise idle; on a
 # shared, oversubscribed machine (load above the core count) they idle-yield instead
 # (MT_YIELD=1, Open MPI's own choice when oversubscribed): a spinning rank would hold the core
@@ -108,7 +113,7 @@ awk -v OFS=, '
 # larger size, in both tests
 switch=$(awk -F, 'NR > 1 {b[$2] = b[$2] || ($6 < 1)} END {for (k in b) print k, b[k]}' "$csv" \
     | sort -k1,1nr | awk 'BEGIN {best = "none"} $2 == 1 {exit} {best = $1} END {print best}')
-echo "zero-copy vs copy path over tbrdma, 2 simulated Macs, one cable, checksums on, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), mpi_yield_when_idle $MT_YIELD"
+echo "zero-copy vs copy path over tbrdma, 2 simulated Macs, one cable, checksums on, link model ${link[1]:-off}, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), mpi_yield_when_idle $MT_YIELD"
 echo "(usec, best of each: latency = half round trip, bandwidth = per message in a stream of 32;"
 echo " copy_over_zc(1m): median of paired ratios, > 1: zero-copy faster; zc: default chunks"
 echo " (btl_tbrdma_zcopy_chunk), zc1m: 1 MiB chunks; $rounds rounds)"
