@@ -7,9 +7,10 @@
 #   zc     btl_tbrdma_zcopy 1, btl_tbrdma_zcopy_min 4057: every rendezvous message zero-copy,
 #          chunks of btl_tbrdma_zcopy_chunk (default)
 #   zc1m   the same with 1 MiB chunks
-# in one cluster, the three alternated 5 times (-q: 3 times, a tenth of the iterations; tb_bench
+#   zcw8   zc with 8 chunks in flight (btl_tbrdma_zcopy_window 8)
+# in one cluster, the four alternated 5 times (-q: 3 times, a tenth of the iterations; tb_bench
 # itself keeps the best of 5 runs of each size). Prints per size the best time of each and the
-# ratios copy_over_zc and copy_over_zc1m, the median over the rounds of the ratio measured in the
+# ratios copy_over_zc, copy_over_zc1m and copy_over_zcw8, the median over the rounds of the ratio measured in the
 # same round (paired: a shared machine's load drifts between rounds; > 1: zero-copy is faster),
 # and the switch point: the smallest size from which zero-copy is at least as fast as the copy
 # path at every larger size, in both tests; that is how btl_tbrdma_zcopy_min's default was chosen
@@ -69,6 +70,7 @@ for _ in $(seq "$rounds"); do
     run zc --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057
     run zc1m --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 \
         --mca btl_tbrdma_zcopy_chunk 1048576
+    run zcw8 --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 --mca btl_tbrdma_zcopy_window 8
 done
 
 # rows "variant round test bytes usec" of every run
@@ -91,32 +93,38 @@ awk -v OFS=, '
       if (!(($1, k) in best) || $5 + 0 < best[$1, k] + 0) best[$1, k] = $5 }
     END {
         for (k in keys) {
-            pz = ""; pm = ""
+            pz = ""; pm = ""; pw = ""
             for (r in rounds) {
                 if ((("copy", r, k) in us) && (("zc", r, k) in us))
                     pz = pz " " us["copy", r, k] / us["zc", r, k]
                 if ((("copy", r, k) in us) && (("zc1m", r, k) in us))
                     pm = pm " " us["copy", r, k] / us["zc1m", r, k]
+                if ((("copy", r, k) in us) && (("zcw8", r, k) in us))
+                    pw = pw " " us["copy", r, k] / us["zcw8", r, k]
             }
             split(k, kb, ",")
-            print k, best["copy", k], best["zc", k], best["zc1m", k],
-                sprintf("%.2f", median(pz)), sprintf("%.2f", median(pm)),
+            print k, best["copy", k], best["zc", k], best["zc1m", k], best["zcw8", k],
+                sprintf("%.2f", median(pz)), sprintf("%.2f", median(pm)), sprintf("%.2f", median(pw)),
                 sprintf("%.2f", best["copy", k] / best["zc", k]),
                 sprintf("%.1f", kb[2] / best["copy", k]), sprintf("%.1f", kb[2] / best["zc", k])
         }
     }' "$TC_TMP/rows" | sort -t, -k1,1 -k2,2n >"$TC_TMP/table"
 {
-    echo "test,bytes,copy_us,zc_us,zc1m_us,copy_over_zc,copy_over_zc1m,best_copy_over_best_zc,copy_MBps,zc_MBps"
+    echo "test,bytes,copy_us,zc_us,zc1m_us,zcw8_us,copy_over_zc,copy_over_zc1m,copy_over_zcw8,best_copy_over_best_zc,copy_MBps,zc_MBps"
     cat "$TC_TMP/table"
 } >"$csv"
-# switch: the smallest size from which zc is at least as fast (median paired ratio) at every
-# larger size, in both tests
-switch=$(awk -F, 'NR > 1 {b[$2] = b[$2] || ($6 < 1)} END {for (k in b) print k, b[k]}' "$csv" \
-    | sort -k1,1nr | awk 'BEGIN {best = "none"} $2 == 1 {exit} {best = $1} END {print best}')
+# switch COLUMN: the smallest size from which the ratio in COLUMN (median paired copy / zero-copy)
+# is at least 1 at every larger size, in both tests
+switch()
+{
+    awk -F, -v c="$1" 'NR > 1 {b[$2] = b[$2] || ($c < 1)} END {for (k in b) print k, b[k]}' "$csv" \
+        | sort -k1,1nr | awk 'BEGIN {best = "none"} $2 == 1 {exit} {best = $1} END {print best}'
+}
 echo "zero-copy vs copy path over tbrdma, 2 simulated Macs, one cable, checksums on, link model ${link[1]:-off}, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), mpi_yield_when_idle $MT_YIELD"
 echo "(usec, best of each: latency = half round trip, bandwidth = per message in a stream of 32;"
 echo " copy_over_zc(1m): median of paired ratios, > 1: zero-copy faster; zc: default chunks"
-echo " (btl_tbrdma_zcopy_chunk), zc1m: 1 MiB chunks; $rounds rounds)"
+echo " (btl_tbrdma_zcopy_chunk) and window, zc1m: 1 MiB chunks, zcw8: window 8; $rounds rounds)"
 column -s, -t "$csv"
-echo "switch point (zc at least as fast from here on, both tests): $switch bytes"
+echo "switch point (zero-copy at least as fast from here on, both tests): $(switch 7) bytes with the"
+echo "default window and chunks, $(switch 9) bytes with a window of 8"
 echo "CSV: $csv"

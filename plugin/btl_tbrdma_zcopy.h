@@ -25,7 +25,7 @@
 #include <pthread.h>
 
 /* Defaults of btl_tbrdma_zcopy_min (the switch point, docs/design.md) and _chunk. */
-#define TBRDMA_ZCOPY_MIN_DEFAULT   524288 /* bench/zcopy_bench.sh, docs/design.md */
+#define TBRDMA_ZCOPY_MIN_DEFAULT   2097152 /* bench/zcopy_bench.sh, docs/design.md */
 #define TBRDMA_ZCOPY_CHUNK_DEFAULT 4194304
 #define TBRDMA_STR_(x)             #x
 #define TBRDMA_STR(x)              TBRDMA_STR_(x)
