@@ -205,7 +205,7 @@ if stage_wanted mpi; then
     for fl in 4.1 5.0; do
         run_test mpi "suite-$fl-p2p-1" 600 test/mpi/suite.sh "$fl" p2p 1
         run_test mpi "suite-$fl-linklocal-2" 900 test/mpi/suite.sh "$fl" linklocal 2
-        for t in faults liveness startup stripe thirdparty; do
+        for t in faults liveness startup stripe thirdparty zcopy; do
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done
