@@ -96,8 +96,9 @@ void mca_btl_tbrdma_zc_setup(mca_btl_tbrdma_endpoint_t *ep)
 {
     mca_btl_tbrdma_zc_t *zc;
 
-    if (!mca_btl_tbrdma_component.zcopy || NULL == ep->dev->zc || NULL != ep->zc) {
-        return;
+    if (!mca_btl_tbrdma_component.zcopy || NULL == ep->dev->zc || NULL != ep->zc
+        || ep->primary != ep) {
+        return; /* off, set up already, or a striped cable's endpoint: ob1 never gets there */
     }
     zc = calloc(1, sizeof(*zc));
     if (NULL == zc) {
