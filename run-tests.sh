@@ -206,7 +206,7 @@ if stage_wanted mpi; then
     for fl in 4.1 5.0; do
         run_test mpi "suite-$fl-p2p-1" 600 test/mpi/suite.sh "$fl" p2p 1
         run_test mpi "suite-$fl-linklocal-2" 900 test/mpi/suite.sh "$fl" linklocal 2
-        for t in faults liveness startup stripe thirdparty coll_rules; do
+        for t in faults liveness startup stripe thirdparty zcopy coll_rules; do
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done

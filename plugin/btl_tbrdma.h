@@ -25,6 +25,7 @@
 #include "core/tbrdma_rel.h"
 #include "core/tbrdma_types.h"
 #include "core/tbrdma_wire.h"
+#include "core/tbrdma_zc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -52,6 +53,9 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t rx_bad[TBRDMA_FRAME_VERDICTS]; /* refused frames by verdict */
     uint64_t tx_wc_err, credit_stalls, held, bogus_acks, no_frame;
     uint64_t tx_striped; /* data frames sent on a pair's second or later cable */
+    /* zero-copy (btl_tbrdma_zcopy*.c): gets, chunks, epochs and why they changed */
+    uint64_t zc_gets, zc_refused, zc_failed, zc_rx_chunks, zc_rx_bytes, zc_tx_chunks, zc_tx_bytes;
+    uint64_t zc_epochs, zc_why[TBRDMA_ZC_REASONS], zc_noreg, zc_post_err, zc_tx_wc_err, zc_bad_msg;
 } mca_btl_tbrdma_stats_t;
 
 typedef struct mca_btl_tbrdma_component_t {
@@ -79,6 +83,11 @@ typedef struct mca_btl_tbrdma_component_t {
     bool stats;             /* print the counters at finalize */
     bool stripe;            /* use every cable of a pair of hosts for large messages */
     int stripe_min_size;    /* bytes: smaller messages stay on the pair's first cable */
+    bool zcopy;             /* zero-copy gets for large messages */
+    int zcopy_min;          /* bytes: smaller messages are copied (the switch point) */
+    int zcopy_chunk;        /* bytes: the largest zero-copy SEND (whole frames) */
+    int zcopy_window;       /* chunks in flight per peer */
+    int zcopy_max_regs;     /* memory regions of user memory per device and process */
 
     int output; /* opal_output stream of btl_tbrdma_verbose, -1 when closed */
 

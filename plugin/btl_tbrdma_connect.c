@@ -19,6 +19,7 @@
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_stripe.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include "core/tbrdma_budget.h"
 #include "core/tbrdma_conn.h"
@@ -56,10 +57,10 @@ static const char *connect_iface_of(const char *device)
     return (0 == strncmp(device, CONNECT_RDMA_PREFIX, n)) ? device + n : device;
 }
 
-static int connect_own_host(const mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job)
+int mca_btl_tbrdma_job_host_index(const mca_btl_tbrdma_job_t *job, const char *host)
 {
     for (int h = 0; h < job->nhosts; h++) {
-        if (0 == strcmp(job->hosts[h].host, module->local.host)) {
+        if (0 == strcmp(job->hosts[h].host, host)) {
             return h;
         }
     }
@@ -105,7 +106,7 @@ static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, 
 static int connect_budget(const mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
                           size_t nprocs)
 {
-    int own = connect_own_host(module, job), over = 0;
+    int own = mca_btl_tbrdma_job_host_index(job, module->local.host), over = 0;
 
     for (int a = 0; a < job->nhosts; a++) {
         for (int b = 0; b < job->nhosts; b++) {
@@ -398,6 +399,7 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
+    mca_btl_tbrdma_zc_plan(module, job, nprocs); /* zero-copy queue pairs where they fit */
     names = connect_participants(nprocs, procs, job, &nnames);
     rec.entries = calloc(opal_list_get_size(&module->endpoints) + 1, sizeof(*rec.entries));
     if (NULL == names || NULL == rec.entries) {

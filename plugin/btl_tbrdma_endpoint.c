@@ -6,6 +6,7 @@
  */
 #include "btl_tbrdma_endpoint.h"
 #include "btl_tbrdma_output.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +25,13 @@ static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
     ep->nstripes = 1;
 }
 
-OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct, NULL);
+static void endpoint_destruct(mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_zc_free(ep);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct,
+                   endpoint_destruct);
 
 mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc, const char *peer_host,
                                                           int local_port, int peer_port,
@@ -130,6 +137,7 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
     }
     ep->conn_local = endpoint_random32(ep);
     ep->psn = endpoint_random32(ep) & 0xffffff;
+    mca_btl_tbrdma_zc_setup(ep); /* the zero-copy queue pair, where the budget allows */
     entry->conn_id = ep->conn_local;
     entry->psn = ep->psn;
     entry->bulk_frames = (uint16_t) ep->chan[TBRDMA_CHAN_BULK].frames;
@@ -159,24 +167,34 @@ static int endpoint_check_peer(const mca_btl_tbrdma_endpoint_t *ep, const tbrdma
     return 0;
 }
 
+int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
+                                       uint32_t peer_qpn, uint32_t peer_psn, uint32_t psn,
+                                       char *err, size_t errlen)
+{
+    const mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
+    const tbrdma_modex_port_t *local = &module->local.ports[ep->local_port];
+    tbrdma_vpeer_t vp;
+
+    memset(&vp, 0, sizeof(vp));
+    memcpy(vp.gid, ep->peer.gid.raw, sizeof(vp.gid));
+    vp.qpn = peer_qpn;
+    vp.psn = peer_psn;
+    vp.mtu = (local->active_mtu < ep->peer.active_mtu) ? local->active_mtu : ep->peer.active_mtu;
+    return tbrdma_verbs_qp_connect(qp, local->gid_index, psn, &vp, err, errlen);
+}
+
 int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
                                     uint8_t peer_flags, uint64_t now, char *err, size_t errlen)
 {
     mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
-    const tbrdma_modex_port_t *local = &module->local.ports[ep->local_port];
-    tbrdma_vpeer_t vp;
     int rc = endpoint_check_peer(ep, peer, err, errlen);
 
     if (0 != rc) {
         return rc;
     }
-    memset(&vp, 0, sizeof(vp));
-    memcpy(vp.gid, ep->peer.gid.raw, sizeof(vp.gid));
-    vp.psn = peer->psn;
-    vp.mtu = (local->active_mtu < ep->peer.active_mtu) ? local->active_mtu : ep->peer.active_mtu;
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        vp.qpn = peer->qpn[c];
-        rc = tbrdma_verbs_qp_connect(ep->chan[c].qp, local->gid_index, ep->psn, &vp, err, errlen);
+        rc = mca_btl_tbrdma_endpoint_qp_connect(ep, ep->chan[c].qp, peer->qpn[c], peer->psn,
+                                                ep->psn, err, errlen);
         if (0 != rc) {
             return rc;
         }
@@ -200,6 +218,7 @@ void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep)
         tbrdma_verbs_qp_destroy(ep->chan[c].qp);
         ep->chan[c].qp = NULL;
     }
+    mca_btl_tbrdma_zc_release(ep);
 }
 
 void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len)

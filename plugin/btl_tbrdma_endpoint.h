@@ -80,6 +80,9 @@ struct mca_btl_base_endpoint_t {
     struct mca_btl_base_endpoint_t *stripes[TBRDMA_MESH_MAX_STRIPES]; /* primary: usable cables */
     int nstripes;         /* primary: entries of stripes[] (>= 1) */
     unsigned stripe_next; /* primary: turn among equally loaded cables */
+    /* Zero-copy large messages (btl_tbrdma_zcopy.h), NULL when off. */
+    bool zc_planned; /* the queue pair budget leaves room for its zero-copy queue pair */
+    struct mca_btl_tbrdma_zc_t *zc;
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_tbrdma_endpoint_t;
 OBJ_CLASS_DECLARATION(mca_btl_tbrdma_endpoint_t);
@@ -115,6 +118,14 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
  */
 int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
                                     uint8_t peer_flags, uint64_t now, char *err, size_t errlen);
+
+/*
+ * Connects queue pair qp of ep, in INIT, to the peer's queue pair peer_qpn (send PSN peer_psn)
+ * over the endpoint's cable, sending from PSN psn. 0 or a negative errno with err set.
+ */
+int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
+                                       uint32_t peer_qpn, uint32_t peer_psn, uint32_t psn,
+                                       char *err, size_t errlen);
 
 /* Destroys the endpoint's queue pairs (its frames belong to the device). Idempotent. */
 void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep);

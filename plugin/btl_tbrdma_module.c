@@ -19,6 +19,7 @@
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_stripe.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include "opal/class/opal_bitmap.h"
 
@@ -55,7 +56,13 @@ mca_btl_tbrdma_module_t mca_btl_tbrdma_module_template = {
             .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
             .btl_latency = MCA_BTL_TBRDMA_LATENCY,
             .btl_bandwidth = MCA_BTL_TBRDMA_BANDWIDTH,
-            .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SINGLE_ADD_PROCS,
+            .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SINGLE_ADD_PROCS | MCA_BTL_FLAGS_GET,
+            /* zero-copy gets (btl_tbrdma_zcopy.h); no put: ob1's put pipeline is never chosen */
+            .btl_min_rdma_pipeline_size = SIZE_MAX,
+            .btl_registration_handle_size = sizeof(mca_btl_base_registration_handle_t),
+            .btl_get = mca_btl_tbrdma_get,
+            .btl_register_mem = mca_btl_tbrdma_register_mem,
+            .btl_deregister_mem = mca_btl_tbrdma_deregister_mem,
             .btl_add_procs = module_add_procs,
             .btl_del_procs = module_del_procs,
             .btl_finalize = module_finalize,
@@ -257,18 +264,6 @@ static int module_sort_hosts(module_job_t *job, size_t nprocs)
     return OPAL_SUCCESS;
 }
 
-static int module_host_index(const module_job_t *job, const char *host)
-{
-    int i;
-
-    for (i = 0; i < job->nhosts; i++) {
-        if (0 == strcmp(job->hosts[i].host, host)) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 /* The mesh at verbosity 1, one "tbrdma mesh: " line per pair of hosts. */
 static void module_print_mesh(const module_job_t *job)
 {
@@ -326,7 +321,7 @@ static int module_solve_mesh(mca_btl_tbrdma_module_t *module, module_job_t *job)
 static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
                                 const module_job_t *job)
 {
-    int own = module_host_index(job, module->local.host);
+    int own = mca_btl_tbrdma_job_host_index(job, module->local.host);
     const tbrdma_mesh_link_t *link;
     mca_btl_tbrdma_endpoint_t *ep;
     size_t i;
@@ -506,6 +501,7 @@ static void module_drain(mca_btl_tbrdma_module_t *module)
     module_drain_for(module, MODULE_CLOSE_NS);
     module->failure_pending = false;
     mca_btl_tbrdma_release_verbs(module);
+    mca_btl_tbrdma_zc_fail_all(module, OPAL_ERR_UNREACH); /* none left: ob1 waited for them */
     mca_btl_tbrdma_run_callbacks(module); /* finalizing: they finish without calling ob1 */
     mca_btl_tbrdma_frag_undefer(module);
     mca_btl_tbrdma_token_release(module);
@@ -549,6 +545,7 @@ static void module_print_stats(const mca_btl_tbrdma_module_t *module)
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
         (unsigned long long) (s->rx_wc_err + s->tx_wc_err), (unsigned long long) s->rx_unknown_tag,
         (unsigned long long) s->held, (unsigned long long) out);
+    mca_btl_tbrdma_zc_print_stats(module);
 }
 
 static int module_finalize(struct mca_btl_base_module_t *btl)

@@ -15,6 +15,7 @@
  */
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -211,6 +212,10 @@ static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoin
 {
     mca_btl_base_segment_t seg;
 
+    if (TBRDMA_TAG_ZCOPY == frag->tag) { /* tbrdma's own: zero-copy control */
+        mca_btl_tbrdma_zc_recv(module, ep, frag->buf + TBRDMA_HDR_BYTES, frag->len);
+        return;
+    }
     if (NULL == mca_btl_base_active_message_trigger[frag->tag].cbfunc) {
         module->stats.rx_unknown_tag++; /* nobody registered the tag: counted, dropped */
         return;
@@ -371,6 +376,10 @@ int mca_btl_tbrdma_poll_device(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_d
     for (int i = 0; i < n; i++) {
         mca_btl_tbrdma_frag_t *frag = (mca_btl_tbrdma_frag_t *) (uintptr_t) wc[i].wr_id;
 
+        if (tbrdma_zc_wrid_is_zc(wc[i].wr_id)) { /* user memory, not a frame */
+            mca_btl_tbrdma_zc_complete(module, &wc[i]);
+            continue;
+        }
         /* the frame's kind, not the opcode: an error completion's opcode is undefined */
         if (TBRDMA_FRAG_RECV == frag->kind) {
             recv_complete(module, frag, &wc[i], now);

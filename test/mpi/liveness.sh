@@ -4,6 +4,7 @@
 #   cable   the cable between mac-a and mac-b pulled (its link taken down) mid-run
 #   stop    mac-c's rank stopped (SIGSTOP: alive, silent, what a hung Mac looks like)
 #   kill    mac-c's rank killed (SIGKILL)
+#   zcopy   the cable pulled again, while 4 MiB messages travel zero-copy
 # Each time every rank must end and mpirun exit non-zero within 15 s of the fault, with a message
 # naming the lost peer's host and the cable (host, device, interface): tbrdma's own for the cable
 # and the stopped rank (Apple's device reports neither), tbrdma's or Open MPI's for the killed one
@@ -58,6 +59,17 @@ if mt_ring_start cable 4 120; then
     mt_await_end cable "$t0" "$cable_regex"
     "$MT_TBCLUSTER" fault mac-a:en2 up
     held_only cable
+fi
+
+# zcopy: the same cable pulled while messages of 4 MiB are in flight as zero-copy gets (chunks
+# granted into user buffers): the gets end with an error, nothing waits for them, and the user
+# buffers' memory regions are released with everything else.
+if mt_ring_start zcopy 4 120 $((4 << 20)); then
+    t0=$(date +%s.%N)
+    "$MT_TBCLUSTER" fault mac-a:en2 down || fail "zcopy: tbcluster fault down failed"
+    mt_await_end zcopy "$t0" "$cable_regex"
+    "$MT_TBCLUSTER" fault mac-a:en2 up
+    held_only zcopy
 fi
 
 # stop: mac-c's rank stopped.
