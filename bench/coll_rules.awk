@@ -12,7 +12,7 @@
 # calls to its algorithms cannot be interposed). The choices in SKIP are never picked. With the
 # confirmation files (the default against these rules' draft, in other jobs: a busy machine can
 # make one job's winner a fluke), a change is kept only where the draft ran faster than the
-# default by half the margin there too. A size's rule holds from halfway (geometrically)
+# default by the margin there too. A size's rule holds from halfway (geometrically)
 # between it and the size below; equal neighbours merge into one rule. Communicator sizes that
 # were not measured get algorithm 0 for every message size: 2 when 2 was not measured, and the
 # size above each measured one when that was not measured (coll/tuned uses the rule of the
@@ -66,7 +66,7 @@ function pick(k,    alg, seg, parts) {
         return "0 0|default " dran[k]
     split(cchoice[k], parts, ":"); alg = parts[1]; seg = parts[2] + 0
     if (cran[k] == dran[k] && cran[k] != "-" && seg == 0) return "0 0|default " dran[k]
-    if ((k in crules) && (k in cdefault) && crules[k] >= cdefault[k] * (1 - margin / 2))
+    if ((k in crules) && (k in cdefault) && crules[k] >= cdefault[k] * (1 - margin))
         return "0 0|default " dran[k] sprintf(" (%s was %.2fx in the confirmation: not kept)", cran[k], cdefault[k] / crules[k])
     return alg " " seg "|" cran[k] (seg ? " seg " seg : "") sprintf(" %.2fx faster than default %s", dbest[k] / cbest[k], dran[k]) \
         ((k in crules) ? sprintf(", %.2fx in the confirmation", cdefault[k] / crules[k]) : "")
