@@ -11,7 +11,8 @@
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
 #               start-up refusals, striping over double and crossed cables, NetPIPE and
-#               HPCC, valgrind memcheck
+#               HPCC, the shipped coll/tuned rules (installed, in effect, results right),
+#               valgrind memcheck
 #               and an AddressSanitizer build (test/mpi)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   bench       bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1 and 5.0), its
@@ -205,7 +206,7 @@ if stage_wanted mpi; then
     for fl in 4.1 5.0; do
         run_test mpi "suite-$fl-p2p-1" 600 test/mpi/suite.sh "$fl" p2p 1
         run_test mpi "suite-$fl-linklocal-2" 900 test/mpi/suite.sh "$fl" linklocal 2
-        for t in faults liveness startup stripe thirdparty zcopy; do
+        for t in faults liveness startup stripe thirdparty zcopy coll_rules; do
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done

@@ -68,15 +68,23 @@ mt_require()
     fi
 }
 
-# mt_build: the MPI programs of test/mpi for the flavour, into MT_BIN (once per change).
+# mt_build [PROGRAM...]: the MPI programs of test/mpi for the flavour (MT_PROGRAMS and these),
+# into MT_BIN (again when a source or header changed). Programs named in MT_INTERPOSE export
+# their functions (-rdynamic): tb_collalg.h's stand-ins for Open MPI's algorithms.
 mt_build()
 {
-    local p
+    local p h flags stale
     mkdir -p "$MT_BIN"
     for p in $MT_PROGRAMS "$@"; do
-        if [ ! -x "$MT_BIN/$p" ] || [ "$MT_DIR/$p.c" -nt "$MT_BIN/$p" ] \
-            || [ "$MT_DIR/tb_common.h" -nt "$MT_BIN/$p" ]; then
-            "${MT_MPICC[@]}" -O2 -Wall -o "$MT_BIN/$p" "$MT_DIR/$p.c" -lpthread \
+        stale=0
+        [ ! -x "$MT_BIN/$p" ] || [ "$MT_DIR/$p.c" -nt "$MT_BIN/$p" ] && stale=1
+        for h in "$MT_DIR"/*.h; do
+            [ "$h" -nt "$MT_BIN/$p" ] && stale=1
+        done
+        flags=()
+        [[ " ${MT_INTERPOSE:-} " == *" $p "* ]] && flags=(-rdynamic -ldl)
+        if [ "$stale" = 1 ]; then
+            "${MT_MPICC[@]}" -O2 -Wall -o "$MT_BIN/$p" "$MT_DIR/$p.c" -lpthread "${flags[@]}" \
                 || fatal "$p.c does not build with the $MT_FLAVOUR mpicc"
         fi
     done

@@ -7,10 +7,11 @@
 #   - in the Open MPI 5.0.7 chroot (test/ompi5, the Homebrew stand-in: the configure-only source
 #     tree of test/ompi5/source-tree.sh, reused), the formula's install step as brew runs it: the
 #     tarball unpacked, its tbrdma-brew-build builds and installs tbrdma from that tree into a
-#     prefix of its own, names the component's directory in a params file
-#     (Homebrew's etc/openmpi-mca-params.conf) once however often it runs, and Open MPI 5.0.7
-#     then finds the component through that file: ompi_info lists it, built for 5.0.7, and
-#     tbrdma-info --version shows the source tree's checksum (+src.: the same build).
+#     prefix of its own (with the collectives' rules for 5.0, docs/collectives.md), names the
+#     component's directory in a params file (Homebrew's etc/openmpi-mca-params.conf) once
+#     however often it runs, and Open MPI 5.0.7 then finds the component through that file:
+#     ompi_info lists it, built for 5.0.7, and tbrdma-info --version shows the source tree's
+#     checksum (+src.: the same build).
 # Not run here: brew itself, clang and macOS linking (docs/building.md says the same of the
 # source-tree build). Skips when the chroot or the configured tree cannot be had.
 set -u
@@ -83,6 +84,10 @@ expect "tbrdma-brew-build in the 5.0.7 chroot" 0 "$rc"
 check "it used the configured tree as it was" grep -q "^tbrdma-brew-build: $src is configured already$" "$tmp/build.log"
 check "the component is installed in PREFIX/lib/openmpi" [ -f "$prefix/lib/openmpi/mca_btl_tbrdma.so" ]
 check "the tools are installed" [ -x "$prefix/bin/tbrdma-doctor" ] && [ -x "$prefix/bin/tbrdma-probe" ]
+check "the collectives' rules for 5.0 and the settings naming them are installed" \
+    bash -c "cmp -s '$prefix/share/tbrdma/coll-tuned.rules' '$top/share/coll/ompi-5.0.rules' && \
+        grep -qx 'coll_tuned_dynamic_rules_filename=$prefix/share/tbrdma/coll-tuned.rules' \
+        '$prefix/share/tbrdma/coll-tuned.conf'"
 version=$("$top/test/ompi5/in-chroot.sh" "$prefix/bin/tbrdma-info" --version 2>&1)
 echo "$version" | sed 's/^/    | /'
 check "tbrdma-info says it was built for 5.0.7" grep -q 'built for Open MPI 5\.0\.7$' <<<"$version"
