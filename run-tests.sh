@@ -13,6 +13,8 @@
 #               start-up refusals and double cables, NetPIPE and HPCC, valgrind memcheck
 #               and an AddressSanitizer build (test/mpi)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
+#   bench       the benchmark suite (bench/run --smoke) writes every CSV, plot and report row
+#               it should (no timing verdict)
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
 #   self        the suite's own assumptions (e.g. it passes from a checkout only root can enter)
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -214,6 +216,10 @@ fi
 if stage_wanted tools; then
     echo "== tools"
     run_dir tools test/integration/tools 600
+fi
+if stage_wanted bench; then
+    echo "== bench (the benchmark suite's outputs, never its timing)"
+    run_test bench smoke 600 test/bench/smoke.sh
 fi
 vm_log=""
 if stage_wanted vm; then
