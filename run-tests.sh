@@ -14,7 +14,9 @@
 #               and an AddressSanitizer build (test/mpi)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   bench       the benchmark suite (bench/run --smoke) writes every CSV, plot and report row
-#               it should (no timing verdict)
+#               it should; bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1
+#               and 5.0), its refusals, its report on recorded samples, the MLX script on a
+#               stand-in for MLX (timing is never judged)
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
 #   self        the suite's own assumptions (e.g. it passes from a checkout only root can enter)
@@ -218,8 +220,13 @@ if stage_wanted tools; then
     run_dir tools test/integration/tools 600
 fi
 if stage_wanted bench; then
-    echo "== bench (the benchmark suite's outputs, never its timing)"
+    echo "== bench (bench/run's outputs and compare-jaccl; timing is never judged)"
     run_test bench smoke 600 test/bench/smoke.sh
+    run_test bench compare_report 120 test/bench/compare_report.sh
+    run_test bench mlx_script 120 test/bench/mlx_script.sh
+    run_test bench compare_jaccl_sim-4.1 600 test/bench/compare_jaccl_sim.sh 4.1
+    run_test bench compare_jaccl_sim-5.0 600 test/bench/compare_jaccl_sim.sh 5.0
+    run_test bench compare_jaccl_refusals 600 test/bench/compare_jaccl_refusals.sh
 fi
 vm_log=""
 if stage_wanted vm; then

@@ -807,7 +807,7 @@ static void qp_reset(struct tbsim_qp *qp)
 {
     tbsim_qp_unlink_peer(qp);
     qp->sq_posted = qp->sq_sent = qp->sq_retired = 0;
-    qp->rq_posted = qp->rq_done = 0;
+    qp->rq_posted = qp->rq_done = qp->rq_copied = 0;
     atomic_store(&qp->rxq->rq_posted, 0);
     atomic_store(&qp->rxq->tx_claimed, 0);
     for (int i = 0; i < TBSIM_RING; i++) {
