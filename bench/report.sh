@@ -116,6 +116,12 @@ ratio_tables()
             grep -q "^$link,$macs,1," "$dir/results.csv" || continue
             echo "### Link model $link, $macs Macs"
             echo
+            if [ "$link" = on ]; then
+                echo "The link model is libtbsim's: it shapes RDMA (raw and tbrdma), not the cables' IP"
+                echo "interfaces, so tcp runs at this machine's speed here (the kernel has no netem or tbf"
+                echo "to give the veth cables the same rate and latency): compare tcp on the rows without it."
+                echo
+            fi
             for test in latency bandwidth bibw msgrate allreduce allgather alltoall; do
                 grep -q "^$link,$macs,1,[a-z]*,$test," "$dir/results.csv" || continue
                 echo "#### $test"

@@ -24,7 +24,13 @@ skip_unless_netns
 out=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-bench-smoke.XXXXXX") || fatal "mktemp -d failed"
 trap 'rm -rf "$out"' EXIT
 
-"$top/bench/run" --smoke --out "$out" >"$out/run.log" 2>&1
+# On the link model when this build has it (the issue's ratios are taken there), else without it
+# (and bench/run must say it is not available).
+links=off ask=both
+if [[ "$("$top/test/sim/tbcluster" --help 2>&1)" == *--link* ]]; then
+    links=on ask=on
+fi
+"$top/bench/run" --smoke --link "$ask" --out "$out" >"$out/run.log" 2>&1
 rc=$?
 sed 's/^/  run| /' "$out/run.log" | grep -v '^  run| *|'
 expect "bench/run --smoke exit status" 0 "$rc"
@@ -48,13 +54,15 @@ rows()
     expect "link $1, $2 Macs, $3 cable(s), $4: rows of $want (test, size) present" "" "${missing[*]}"
 }
 
-links=off
-if grep -q '^link_on=link model not available in this build' "$out/meta.txt"; then
+if [ "$links" = off ]; then
     check_grep "the report says the link model is not available" "$out/report.md" \
         'link model not available in this build'
     check_nogrep "no row with the link model" "$out/results.csv" '^on,'
 else
-    links="off on"
+    check_nogrep "no row without the link model (asked for on only)" "$out/results.csv" '^off,'
+    check_grep "the report gives the link model's settings" "$out/report.md" '^Link model: .*rate_gbps='
+    check_grep "the issue's ratios are on the link model" "$out/report.md" \
+        "^## The issue's three ratios \(link model on"
 fi
 small=$(for s in $sizes; do [ "$s" -le 16777216 ] && echo "$s"; done)
 for link in $links; do
