@@ -10,8 +10,8 @@
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
-#               start-up refusals and double cables, NetPIPE and HPCC, valgrind memcheck
-#               and an AddressSanitizer build (test/mpi)
+#               start-up refusals, striping over double and crossed cables, NetPIPE and
+#               HPCC, valgrind memcheck and an AddressSanitizer build (test/mpi)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   bench       the benchmark suite (bench/run --smoke) writes every CSV, plot and report row
 #               it should; bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1
@@ -206,7 +206,7 @@ if stage_wanted mpi; then
     for fl in 4.1 5.0; do
         run_test mpi "suite-$fl-p2p-1" 600 test/mpi/suite.sh "$fl" p2p 1
         run_test mpi "suite-$fl-linklocal-2" 900 test/mpi/suite.sh "$fl" linklocal 2
-        for t in faults liveness startup thirdparty; do
+        for t in faults liveness startup stripe thirdparty zcopy; do
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # asan.sh [4.1|5.0]: tbrdma and the simulator built with AddressSanitizer (a VPATH build of this
 # tree: build/asan for Open MPI 4.1 on the host, build/ompi5/asan in the Open MPI 5.0 chroot) run
-# the MPI test programs on 4 simulated Macs (tbrdma alone between Macs): every program passes its
-# own checks and no rank reports an AddressSanitizer error (ASan's runtime is preloaded into the
-# ranks only; leak detection is off because Open MPI's own allocations are never freed at exit).
+# the MPI test programs on 4 simulated Macs (tbrdma alone between Macs; mac-a and mac-b joined by
+# two cables, so large messages between them are striped): every program passes its own checks
+# and no rank reports an AddressSanitizer error (ASan's runtime is preloaded into the ranks only;
+# leak detection is off because Open MPI's own allocations are never freed at exit).
 set -uo pipefail
 MT_VARIANT="AddressSanitizer"
 . "$(dirname "$0")/lib.sh"
@@ -53,12 +54,16 @@ MT_BUILD_DIR=$asan_dir
 mt_flavour "$flavour"
 mt_require
 mt_build
-mt_cluster p2p
+mt_cluster p2p --topology double:a-b
 asan=(-x "LD_PRELOAD=$libasan" -x "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=86")
 for prog in "tb_pingpong 16777216" tb_coll tb_p2p tb_rma tb_thread "tb_ring 2"; do
     set -- $prog
     mt_run "${1#tb_}" 4 1 "${asan[@]}" -- "$@"
     check_nogrep "${1#tb_}: no AddressSanitizer report" "$MT_OUT" "AddressSanitizer"
+    if [ tb_pingpong = "$1" ]; then
+        check "pingpong: striped over both cables of mac-a and mac-b ($(mt_stat "on striped cables") frames)" \
+            test "$(mt_stat "on striped cables")" -gt 0
+    fi
 done
 mt_nothing_held "after the AddressSanitizer runs"
 finish

@@ -5,7 +5,7 @@
  * padding stops), a bulk message and its payload, two bulk messages), so that every protocol
  * change of ob1 and every tail length of tbrdma's frame rule is crossed. Both directions carry
  * their own pattern, and every byte and the received count are checked.
- * Usage: tb_pingpong [max_bytes] (default 64 MiB).
+ * Usage: tb_pingpong [max_bytes] (default 64 MiB; no message is larger).
  */
 #include "tb_common.h"
 

@@ -72,6 +72,7 @@ link_latched         sim_link      the rate changed while the stream was paused 
 crash_release        sim_limits    the dead process's 4 QPs still count: the 7th QP fails with EBUSY
 dereg_keeps_slot     sim_pingpong  p2p: no QP or MR slot is held once both programs exited
 counters_rx_bytes    sim_pingpong  p2p: mac-a:rdma_en2 counted 200 messages of 64 B sent and received
+pin_ignored          sim_limits    a send from a range mapped again after its registration carries the old pages
 TABLE
 )
 
@@ -108,7 +109,7 @@ build_mutant()
     mkdir -p "$dir/.libs" || return 1
     # shellcheck disable=SC2086 # flag lists
     $cc $cflags $vis -fPIC -shared "${def[@]}" -o "$dir/.libs/libtbsim.so" \
-        "$SIM_SRC"/libtbsim/tbsim_{shm,net,verbs,data,link}.c || return 1
+        "$SIM_SRC"/libtbsim/tbsim_{shm,net,verbs,data,link,pin}.c || return 1
     # shellcheck disable=SC2086
     $cc $cflags "${def[@]}" -o "$dir/tbsimctl" "$SIM_SRC/tbsimctl.c" \
         "$SIM_SRC/libtbsim/tbsim_shm.c" || return 1

@@ -264,6 +264,7 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
         uint32_t copy = (TBSIM_MUTANT(COPY_4K) && TBSIM_FRAME < wr->len) ? TBSIM_FRAME : wr->len;
 
         memcpy(data, (const void *) (uintptr_t) wr->addr, copy);
+        tbsim_pin_send(tbsim_pin_of(ctx, wr->lkey), wr->addr, data, copy);
         if ((r % TBSIM_PPM) < atomic_load_explicit(&f->corrupt_ppm, memory_order_relaxed)
             && !TBSIM_MUTANT(CORRUPT_IGNORED)) {
             corrupt(data, wr->len, mix64(r));
@@ -357,11 +358,12 @@ static void progress_send(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
  * or earlier while it waits for its delivery time (hardware writes a posted receive's buffer
  * before the completion too), so that the copy hides in the link model's wire time.
  */
-static void recv_fill(struct tbsim_qp *qp, const struct tbsim_rwr *wr,
-                      const struct tbsim_rx_slot *s)
+static void recv_fill(const struct tbsim_context *ctx, struct tbsim_qp *qp,
+                      const struct tbsim_rwr *wr, const struct tbsim_rx_slot *s)
 {
     if (qp->rq_copied <= qp->rq_done && TBSIM_SLOT_OK == s->status) {
-        memcpy((void *) (uintptr_t) wr->addr, rxq_data(qp->rxq, qp->rq_done), s->byte_len);
+        tbsim_pin_recv(tbsim_pin_of(ctx, wr->lkey), wr->addr, rxq_data(qp->rxq, qp->rq_done),
+                       s->byte_len);
         qp->rq_copied = qp->rq_done + 1;
     }
 }
@@ -380,10 +382,10 @@ static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
         } else if (qp->rq_done + 1 != atomic_load_explicit(&s->seq, memory_order_acquire)) {
             return;
         } else if (now < s->deliver_ns) {
-            recv_fill(qp, wr, s);
+            recv_fill(ctx, qp, wr, s);
             return;
         } else if (TBSIM_SLOT_OK == s->status) {
-            recv_fill(qp, wr, s);
+            recv_fill(ctx, qp, wr, s);
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV,
                     TBSIM_MUTANT(WC_BYTE_LEN) ? wr->len : s->byte_len);
             count(&cnt->rx_msgs, 1);
@@ -466,6 +468,7 @@ static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const stru
         return ENOMEM; /* Apple: the 64th outstanding WR fails with ENOMEM */
     }
     out->wr_id = wr->wr_id;
+    out->lkey = (0 < wr->num_sge) ? wr->sg_list->lkey : 0;
     out->dropped = 0;
     out->frames = frames_of(out->len);
     out->signaled = qp->sig_all || 0 != (wr->send_flags & IBV_SEND_SIGNALED);
@@ -509,6 +512,7 @@ static int recv_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const stru
         return ENOMEM;
     }
     out->wr_id = wr->wr_id;
+    out->lkey = (0 < wr->num_sge) ? wr->sg_list->lkey : 0;
     return 0;
 }
 

@@ -67,6 +67,7 @@ enum tbsim_mutation {
     TBSIM_MUT_CRASH_RELEASE,     /* the slots of a dead process are taken over at once */
     TBSIM_MUT_DEREG_KEEPS_SLOT,  /* ibv_dereg_mr leaves the MR slot held */
     TBSIM_MUT_COUNTERS_RX_BYTES, /* received bytes are not counted */
+    TBSIM_MUT_PIN_IGNORED,       /* TBSIM_PIN=1: a region does not pin its pages */
 };
 
 #ifndef TBSIM_MUTATE

@@ -31,6 +31,7 @@ struct tbsim_device {
 struct tbsim_mr {
     struct ibv_mr ibv;
     int slot;
+    struct tbsim_pin *pin; /* the pages it pins (TBSIM_PIN=1), else NULL: tbsim_pin.c */
 };
 
 struct tbsim_cq {
@@ -50,6 +51,7 @@ struct tbsim_swr {
     uint64_t wr_id;
     uint64_t addr;
     uint32_t len;
+    uint32_t lkey;
     uint32_t frames;
     int signaled;
     int dropped;      /* lost on the wire (read by the DROP_ERROR mutant only) */
@@ -60,6 +62,7 @@ struct tbsim_rwr {
     uint64_t wr_id;
     uint64_t addr;
     uint32_t len;
+    uint32_t lkey;
 };
 
 struct tbsim_qp {
@@ -148,5 +151,22 @@ void tbsim_link_latch(struct tbsim_linkmodel *to, struct tbsim_linkmodel *from);
 
 /* Drops a QP's mapping of its peer (destroy, reset). */
 void tbsim_qp_unlink_peer(struct tbsim_qp *qp);
+
+/* tbsim_pin.c: pinned pages, modelled when TBSIM_PIN=1 (else every call is a no-op). */
+int tbsim_pin_on(void);
+struct tbsim_pin *tbsim_pin_take(void *addr, size_t len);
+void tbsim_pin_drop(struct tbsim_pin *p);
+/* A send's data was copied from src to data: the bytes of pages no longer pinned are lost. */
+void tbsim_pin_send(const struct tbsim_pin *p, uint64_t src, uint8_t *data, uint32_t len);
+/* A receive's data to dst: pages no longer pinned do not get it. */
+void tbsim_pin_recv(const struct tbsim_pin *p, uint64_t dst, const uint8_t *src, uint32_t len);
+
+/* The pinning record of memory region key lkey of ctx, NULL when none. */
+static inline const struct tbsim_pin *tbsim_pin_of(const struct tbsim_context *ctx, uint32_t lkey)
+{
+    return (0 < lkey && lkey <= TBSIM_MR_SLOTS && NULL != ctx->mrs[lkey - 1])
+               ? ctx->mrs[lkey - 1]->pin
+               : NULL;
+}
 
 #endif /* TBSIM_PRIV_H */
