@@ -78,8 +78,8 @@ issue_ratios()
     echo "What tbrdma sent from mac-a on each cable during its two-cable runs (simulator counters):"
     sed -n "s/^cables_${link}_tbrdma_\([0-9]*\)=/- round \1: /p" "$dir/meta.txt"
     echo
-    echo "Striping over several cables is issue 8's other branch (issue-8-stripe): until it lands tbrdma"
-    echo "uses one of the two cables, and a two-cable ratio away from 1 is this machine's noise."
+    echo "Striping: tbrdma spreads the fragments of messages of btl_tbrdma_stripe_min_size and up"
+    echo "over every cable of a pair (docs/design.md, \"Multi-cable striping\"); the counters show it."
 }
 
 # The ratio table of one test in one setting.
@@ -191,6 +191,6 @@ plots || rc=1
     echo
     echo "samples.csv (every run), results.csv (the best), projection.csv, $(cd "$dir" && ls ./*.png 2>/dev/null | sed 's|^\./||' | paste -sd' ')."
 } >"$dir/report.md"
-sed -n '/^## The issue/,/^Striping/p' "$dir/report.md" | grep '^|' | grep -v '^|---' | sed 's/^/  /'
+sed -n '/^## The issue/,/^Striping:/p' "$dir/report.md" | grep '^|' | grep -v '^|---' | sed 's/^/  /'
 echo "report: $dir/report.md"
 exit "$rc"
