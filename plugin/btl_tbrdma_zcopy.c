@@ -96,8 +96,9 @@ void mca_btl_tbrdma_zc_setup(mca_btl_tbrdma_endpoint_t *ep)
 {
     mca_btl_tbrdma_zc_t *zc;
 
-    if (!mca_btl_tbrdma_component.zcopy || NULL == ep->dev->zc || NULL != ep->zc) {
-        return;
+    if (!mca_btl_tbrdma_component.zcopy || NULL == ep->dev->zc || NULL != ep->zc
+        || ep->primary != ep) {
+        return; /* off, set up already, or a striped cable's endpoint: ob1 never gets there */
     }
     zc = calloc(1, sizeof(*zc));
     if (NULL == zc) {
@@ -342,6 +343,7 @@ void mca_btl_tbrdma_zc_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
                                 uint64_t now)
 {
     mca_btl_tbrdma_zc_t *zc = ep->zc;
+    bool gets;
 
     if (NULL == zc) {
         return;
@@ -352,14 +354,19 @@ void mca_btl_tbrdma_zc_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
     if (zc->hello_owed) {
         zc_send_hello(ep);
     }
-    if (TBRDMA_ZC_QP_READY == zc->state) {
+    /* no get pending (nor a chunk: each belongs to a pending get): no lock on the fast path */
+    gets = NULL != __atomic_load_n(&zc->ops_head, __ATOMIC_ACQUIRE);
+    if (gets && TBRDMA_ZC_QP_READY == zc->state) {
         mca_btl_tbrdma_zc_get_progress(module, ep, now);
     }
     if (TBRDMA_ZC_QP_READY == zc->state) {
         mca_btl_tbrdma_zc_send_progress(module, ep);
     }
-    mca_btl_tbrdma_zc_get_finish(
-        module, ep, TBRDMA_ZC_QP_OFF == zc->state || TBRDMA_ZC_QP_NONE == zc->state, OPAL_ERROR);
+    if (gets) {
+        mca_btl_tbrdma_zc_get_finish(
+            module, ep, TBRDMA_ZC_QP_OFF == zc->state || TBRDMA_ZC_QP_NONE == zc->state,
+            OPAL_ERROR);
+    }
 }
 
 void mca_btl_tbrdma_zc_fail_all(mca_btl_tbrdma_module_t *module, int status)

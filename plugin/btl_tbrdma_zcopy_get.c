@@ -87,7 +87,7 @@ int mca_btl_tbrdma_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_en
                                    .cbdata = cbdata};
     pthread_mutex_lock(&ep->zc->ops_lock);
     if (NULL == ep->zc->ops_tail) {
-        ep->zc->ops_head = op;
+        __atomic_store_n(&ep->zc->ops_head, op, __ATOMIC_RELEASE); /* progress looks unlocked */
     } else {
         ep->zc->ops_tail->next = op;
     }

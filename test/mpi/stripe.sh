@@ -11,6 +11,8 @@
 #           on every device, doubled cables included: within Apple's 10): every byte checked,
 #           both cables of each doubled pair carried at least 16 MiB each way, and tbrdma
 #           counted data frames on striped cables
+#   zcopy   tb_pingpong to 16 MiB between mac-a and mac-b, one rank each (room for zero-copy):
+#           striped, nothing zero-copy (docs/design.md: striped pairs copy over every cable)
 #   faults  1 % loss and 0.3 % corruption on every cable: tb_pingpong up to 16 MiB and tb_coll
 #           still correct, both cables of each doubled pair lost and corrupted messages, tbrdma
 #           retransmitted and refused bad checksums
@@ -95,6 +97,16 @@ for dev in $(echo "$DOUBLED" | while read -r line; do ends "$line"; done); do
 done
 check "large: tbrdma sent $striped data frames on striped cables" test "$striped" -gt 0
 mt_nothing_held "large: after the jobs"
+
+# zcopy: one rank per Mac would leave room for zero-copy, but mac-a and mac-b stripe: their
+# large messages are copied over both cables, none goes zero-copy on the first alone.
+mt_run zcopy 2 1 --mca btl_tbrdma_verbose 1 -- tb_pingpong 16777216
+check "zcopy: tbrdma sent data frames on striped cables ($(mt_stat "on striped cables"))" \
+    test "$(mt_stat "on striped cables")" -gt 0
+expect "zcopy: zero-copy bytes received between striped Macs" 0 "$(mt_stat "zero-copy bytes received")"
+check_grep "zcopy: zero-copy is said to be off towards the striped Mac" "$MT_OUT" \
+    "zero-copy off towards host mac-[ab]: its 2 cables stripe large messages"
+mt_nothing_held "zcopy: after the job"
 
 # faults: loss and corruption on every cable, both of each doubled pair included.
 seed=11
