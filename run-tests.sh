@@ -12,11 +12,12 @@
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
 #               start-up refusals, striping over double and crossed cables, NetPIPE and
 #               HPCC, the shipped coll/tuned rules (installed, in effect, results right),
-#               valgrind memcheck
-#               and an AddressSanitizer build (test/mpi)
+#               valgrind memcheck and an AddressSanitizer build (test/mpi)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
-#   bench       bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1 and 5.0), its
-#               refusals, its report on recorded samples, the MLX script on a stand-in for MLX
+#   bench       the benchmark suite (bench/run --smoke) writes every CSV, plot and report row
+#               it should; bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1
+#               and 5.0), its refusals, its report on recorded samples, the MLX script on a
+#               stand-in for MLX (timing is never judged)
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
 #   self        the suite's own assumptions (e.g. it passes from a checkout only root can enter)
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -220,7 +221,8 @@ if stage_wanted tools; then
     run_dir tools test/integration/tools 600
 fi
 if stage_wanted bench; then
-    echo "== bench (compare-jaccl; timing is never judged)"
+    echo "== bench (bench/run's outputs and compare-jaccl; timing is never judged)"
+    run_test bench smoke 600 test/bench/smoke.sh
     run_test bench compare_report 120 test/bench/compare_report.sh
     run_test bench mlx_script 120 test/bench/mlx_script.sh
     run_test bench compare_jaccl_sim-4.1 600 test/bench/compare_jaccl_sim.sh 4.1

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/stripe_bench.sh [-q] [SIZE] [CSV]: one cable against two, side by side in one run, on 2
 # simulated Macs joined by two cables (one rank each, Open MPI 4.1). tb_bench (bench/tb_bench.c)
-# measures SIZE (default 16 MiB) messages: ping-pong (latency: half the round trip), a stream of
-# 32 in flight (bandwidth) and MPI_Allreduce; "one" runs with btl_tbrdma_stripe 0 (the pair's
+# measures SIZE (default 16 MiB) messages: ping-pong (latency: half the round trip), a stream
+# (bandwidth; tb_bench's window: 32 in flight up to 512 KiB, 16 MiB in flight above, 2 messages
+# at least) and MPI_Allreduce; "one" runs with btl_tbrdma_stripe 0 (the pair's
 # first cable only), "two" with striping (every fragment of a message of SIZE may take either
 # cable). The runs alternate (one, two, one, two) and each row keeps its best (of 2 runs x 5
 # repeats; -q: x 2, and fewer iterations); printed: MB/s of each and the ratio two/one (1.8 at
@@ -42,7 +43,7 @@ run()
 {
     local out=$TC_TMP/$1.out
     bench_tb "$out" --mca btl self,tbrdma --mca btl_tbrdma_stripe "$2" --mca btl_tbrdma_stats 1 \
-        "${extra[@]}" -- "$size" "$scale" "$size" "$repeats"
+        "${extra[@]}" -- -t latency,bandwidth,allreduce -s "$size" -r "$repeats" "$size" "$scale"
     grep -E '^(latency|bandwidth|allreduce),' "$out" >>"$res/$1"
     MT_OUT=$out
     echo "$1: $(mt_stat "on striped cables") data frames on the second cable, $(mt_stat retransmitted) retransmitted, $(mt_stat timeouts) timeouts (both ranks)"
@@ -63,6 +64,6 @@ awk -F, -v OFS=, '
         }
     }' "$res/one" "$res/two" | sort >>"$csv"
 echo "one cable vs two (striped), 2 simulated Macs, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)${STRIPE_BENCH_ARGS:+, $STRIPE_BENCH_ARGS}"
-echo "(usec per message: latency = half round trip, bandwidth = in a stream of 32, allreduce = per call; best of 2 runs x $repeats)"
+echo "(usec per message: latency = half round trip, bandwidth = in a stream, allreduce = per call; best of 2 runs x $repeats)"
 column -s, -t "$csv"
 echo "CSV: $csv"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/zcopy_bench.sh [-q] [--link SPEC] [CSV]: where zero-copy pays. 2 simulated Macs, one
-# rank each, one
-# cable, Open MPI 4.1, checksums on (the default): tb_bench's ping-pong (half round trip) and
-# stream (32 in flight) of 8 KiB to 4 MiB (its sizes: powers of 4, and 4 MiB), over
+# rank each, one cable, Open MPI 4.1, checksums on (the default): tb_bench's ping-pong (half
+# round trip) and stream (32 in flight, 16 MiB at most: 4 at 4 MiB) of 8 KiB to 4 MiB (its
+# sizes: powers of 4, and 4 MiB), over
 #   copy   btl_tbrdma_zcopy 0: every message copied through tbrdma's frames
 #   zc     btl_tbrdma_zcopy 1, btl_tbrdma_zcopy_min 4057: every rendezvous message zero-copy,
 #          chunks of btl_tbrdma_zcopy_chunk (default)
@@ -39,11 +39,14 @@ export MT_TIMEOUT=${MT_TIMEOUT:-1800} # a run on a loaded machine takes minutes
 mt_flavour 4.1
 mt_require
 mkdir -p "$repo/build/bench" "$(dirname "$csv")"
-bin=$repo/build/bench/tb_bench
-mpicc -O2 -Wall -o "$bin" "$here/tb_bench.c" || fatal "tb_bench.c does not build"
+# shellcheck source=suite_mpi.sh
+. "$here/suite_mpi.sh"
+BENCH_BIN=$repo/build/bench/tb_bench-4.1
+bin=$BENCH_BIN
+mpi_build
 mt_cluster p2p --hosts 2 "${link[@]}"
-# Busy-polling ranks (MT_YIELD=0, as bench/mpi_bench.sh) when the machine is otherwise idle; on a
-# shared, oversubscribed machine (load above the core count) they idle-yield instead
+# Busy-polling ranks (MT_YIELD=0, as bench/run between 2 Macs) when the machine is otherwise
+# idle; on a shared, oversubscribed machine (load above the core count) they idle-yield instead
 # (MT_YIELD=1, Open MPI's own choice when oversubscribed): a spinning rank would hold the core
 # its peer needs. The header line says which.
 export MT_YIELD=${MT_YIELD:-$(awk -v n="$(nproc)" '{print ($1 > n) ? 1 : 0}' /proc/loadavg)}
@@ -121,7 +124,7 @@ switch()
         | sort -k1,1nr | awk 'BEGIN {best = "none"} $2 == 1 {exit} {best = $1} END {print best}'
 }
 echo "zero-copy vs copy path over tbrdma, 2 simulated Macs, one cable, checksums on, link model ${link[1]:-off}, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), mpi_yield_when_idle $MT_YIELD"
-echo "(usec, best of each: latency = half round trip, bandwidth = per message in a stream of 32;"
+echo "(usec, best of each: latency = half round trip, bandwidth = per message in a stream;"
 echo " copy_over_zc(1m): median of paired ratios, > 1: zero-copy faster; zc: default chunks"
 echo " (btl_tbrdma_zcopy_chunk) and window, zc1m: 1 MiB chunks, zcw8: window 8; $rounds rounds)"
 column -s, -t "$csv"

@@ -20,7 +20,7 @@ packages=(
     strace clang-format valgrind netpipe-openmpi hpcc
     # the tools tests: MLX hostfile and --json checks, the Homebrew formula's syntax
     python3 ruby
-    # bench/compare-jaccl (the bench stage): its plot, whose PNG the tests check
+    # bench/run's and bench/compare-jaccl's plots (the bench stage checks their PNGs)
     gnuplot-nox
     # the sanitize stage: clang, its ASan/UBSan runtimes and libFuzzer (libclang_rt.*)
     clang libclang-rt-14-dev
