@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
