@@ -18,6 +18,7 @@
 #include "btl_tbrdma_zcopy.h"
 
 #include "opal/mca/rcache/base/base.h"
+#include "opal/memoryhooks/memory.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -104,6 +105,19 @@ static int rcache_dereg_mem(void *reg_data, mca_rcache_base_registration_t *reg)
     return OPAL_SUCCESS;
 }
 
+/*
+ * 1 when Open MPI's memory hooks tell the registration cache about memory the application frees
+ * or unmaps. Without them (the memory patcher off or unsupported, as under AddressSanitizer), a
+ * buffer freed and allocated again at the same address would keep its old registration, which
+ * pins the old pages: zero-copy would then send or fill the wrong memory, so it is not used.
+ */
+static int rcache_hooks_active(void)
+{
+    int need = OPAL_MEMORY_FREE_SUPPORT | OPAL_MEMORY_MUNMAP_SUPPORT;
+
+    return need == (opal_mem_hooks_support_level() & need);
+}
+
 int mca_btl_tbrdma_rcache_init(mca_btl_tbrdma_device_t *dev)
 {
     mca_btl_tbrdma_module_t *module = rcache_module();
@@ -130,16 +144,25 @@ int mca_btl_tbrdma_rcache_init(mca_btl_tbrdma_device_t *dev)
                        "device %s: no registration cache (rcache grdma): large messages are "
                        "copied",
                        name);
-        dev->zc = NULL;
-        pthread_mutex_destroy(&rc->lock);
-        free(rc);
-        return -1;
+        goto undo_rc;
+    }
+    if (!rcache_hooks_active()) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "device %s: Open MPI's memory hooks are not active (memory patcher off "
+                       "or unsupported): a freed buffer could keep a stale registration, so "
+                       "large messages are copied",
+                       name);
+        mca_rcache_base_module_destroy(rc->rcache);
+        goto undo_rc;
     }
     return 0;
+undo_rc:
+    dev->zc = NULL;
+    pthread_mutex_destroy(&rc->lock);
+    free(rc);
+    return -1;
 }
 
-/* Takes the list lock, waiting a little if another thread holds it (a signal may be ending the
- * process on the thread that holds it: then release anyway). 1 when taken. */
 static int rcache_lock_release(mca_btl_tbrdma_rcache_t *rc)
 {
     for (int i = 0; i < RCACHE_LOCK_YIELDS; i++) {

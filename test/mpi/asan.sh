@@ -56,6 +56,11 @@ mt_require
 mt_build
 mt_cluster p2p --topology double:a-b
 asan=(-x "LD_PRELOAD=$libasan" -x "ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=86")
+# Open MPI 5.0's memory patcher rewrites the code of mprotect & co., which under ASan are ASan's
+# interceptors: the rank dies of an illegal instruction when tbrdma opens the registration cache.
+# So 5.0 runs without the patcher, and tbrdma, seeing no memory hooks, copies large messages
+# (zero-copy under ASan is checked on 4.1).
+[ 5.0 = "$flavour" ] && asan+=(--mca memory ^patcher --mca btl_tbrdma_verbose 1)
 for prog in "tb_pingpong 16777216" tb_coll tb_p2p tb_rma tb_thread "tb_ring 2"; do
     set -- $prog
     mt_run "${1#tb_}" 4 1 "${asan[@]}" -- "$@"

@@ -8,6 +8,7 @@
 #   evict    at most 2 registrations per device: grdma evicts, what finds none is copied
 #   noreg    no registration at all (btl_tbrdma_zcopy_max_regs 0): everything copied, correct
 #   budget   no room for a third queue pair (btl_tbrdma_max_qps_per_device 2): copied, and said
+#   nohooks  Open MPI's memory hooks off (--mca memory ^patcher): copied, and said
 #   realloc  buffers freed and allocated again at the same address, new content each time, with
 #            the simulator modelling pinned pages (TBSIM_PIN=1: a stale registration would send
 #            and receive the old pages): right data, every incarnation registered anew
@@ -82,6 +83,16 @@ if mt_run budget 4 1 "${ZC[@]}" --mca btl_tbrdma_max_qps_per_device 2 --mca btl_
         'zero-copy off towards host mac-.: 1 ranks on mac-. x 1 on mac-. x 3 queue pairs per pair of ranks exceed the budget of 2 per device'
 fi
 mt_nothing_held "budget"
+
+# nohooks: Open MPI's memory patcher off, so no memory hooks: a freed buffer could keep a stale
+# registration, so tbrdma copies (and says why); realloc below is the case that would go wrong.
+if mt_run nohooks 4 1 "${ZC[@]}" --mca memory ^patcher --mca btl_tbrdma_verbose 1 \
+    -- tb_zcopy realloc 2 $((8 << 20)); then
+    expect "nohooks: zero-copy bytes received" 0 "$(mt_stat 'zero-copy bytes received')"
+    check_grep "nohooks: verbosity 1 says the memory hooks are missing" "$MT_OUT" \
+        "Open MPI's memory hooks are not active .*large messages are copied"
+fi
+mt_nothing_held "nohooks"
 
 rounds=6
 # checksums off: a stale registration's bytes would reach tb_zcopy's own check, not a retry
