@@ -388,6 +388,24 @@ static void connect_handshake(mca_btl_tbrdma_module_t *module)
     mca_btl_tbrdma_token_release(module);
 }
 
+/*
+ * Every process refuses alike (the budget is computed from the same job map everywhere), and
+ * mpirun ends the job as soon as one of them gives up: a fence after the messages, so that each
+ * host's speaker has said its part before any rank returns (else the hosts of slower ranks
+ * said nothing).
+ */
+static void connect_refusal_fence(size_t nprocs, opal_proc_t **procs,
+                                  const mca_btl_tbrdma_job_t *job)
+{
+    size_t n = 0;
+    opal_process_name_t *names = connect_participants(nprocs, procs, job, &n);
+
+    if (NULL != names) {
+        (void) tbrdma_compat_commit_fence(names, n);
+        free(names);
+    }
+}
+
 int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
                            const mca_btl_tbrdma_job_t *job)
 {
@@ -397,6 +415,7 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
     int rc = connect_budget(module, job, nprocs);
 
     if (OPAL_SUCCESS != rc) {
+        connect_refusal_fence(nprocs, procs, job);
         return rc;
     }
     mca_btl_tbrdma_zc_plan(module, job, nprocs); /* zero-copy queue pairs where they fit */
