@@ -18,7 +18,9 @@
  * both print the totals (used by the fault tests: a dropped message gives no error completion),
  * and the receive rate: bytes over the time from the first arrival to the last (what the cable
  * carried; the client's "MB/s sent" also counts the sends still on their way), and the same over
- * the second half of the arrivals (after a -P pause: what a changed link model allows).
+ * the second half of the arrivals (after a -P pause: what a changed link model allows), with
+ * that half's first and last arrival on CLOCK_MONOTONIC (shared by every network namespace), so
+ * a test can tell whether the second halves of several streams really ran at the same time.
  * -P (stream client): after half the messages, wait for a line on stdin, so a test can pull the
  * cable. -x: no payload pattern, hash or content check (the bench: measures the transport, not
  * the check); byte_len is still checked. -w (pingpong client): warm untimed round trips before
@@ -612,6 +614,10 @@ static int stream_report(struct run *r, struct totals *mine, const struct totals
     printf("uc_pingpong: stream: received %u of %u, corrupted %u, error completions %u\n", mine->a,
            peer->a, mine->b, mine->c);
     rx_rate_print(mine);
+    if (0 < mine->a) {
+        printf("uc_pingpong: stream: second half from %.6f to %.6f s (CLOCK_MONOTONIC)\n",
+               r->t_half, r->t_last);
+    }
     stream_print_lost(r, peer->a);
     return 0;
 }

@@ -175,13 +175,15 @@ sim_streams_release()
 # messages and all go on together (sim_streams_release), so their second halves run truly at
 # once whatever the start-up of each took. SIM_RATE[k] is the receive rate (MB/s, first to last
 # arrival) of stream k, empty when it failed; SIM_RX2[k] the same over the second half of its
-# arrivals. Outputs in $TC_TMP/{cli,srv}.k.out.
+# arrivals, and SIM_HALF[k] that half's first and last arrival ("T0 T1", seconds on
+# CLOCK_MONOTONIC). Outputs in $TC_TMP/{cli,srv}.k.out.
 sim_streams()
 {
     local k srv cli dev size n pids=() pid rc=0 in fd
     SIM_GO_FDS=()
     SIM_RATE=()
     SIM_RX2=()
+    SIM_HALF=()
     rm -f "$TC_TMP"/cli.*.out "$TC_TMP"/go.*
     for k in $(seq 0 $(($# - 1))); do
         read -r srv cli dev size n <<<"${*:k+1:1}"
@@ -211,6 +213,8 @@ sim_streams()
             "$TC_TMP/cli.$k.out")
         SIM_RX2[k]=$(sed -n 's/.* MB\/s received .*, \([0-9.]*\) MB\/s over the second half$/\1/p' \
             "$TC_TMP/cli.$k.out")
+        SIM_HALF[k]=$(sed -n 's/^uc_pingpong: stream: second half from \([0-9.]*\) to \([0-9.]*\) s .*/\1 \2/p' \
+            "$TC_TMP/srv.$k.out")
         if [ "$rc" != 0 ] || [ -z "${SIM_RATE[k]}" ]; then
             sed "s/^/  stream $k client| /" "$TC_TMP/cli.$k.out"
             sed "s/^/  stream $k server| /" "$TC_TMP/srv.$k.out"
