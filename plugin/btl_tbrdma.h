@@ -128,6 +128,13 @@ typedef struct mca_btl_tbrdma_module_t {
     /* Work the liveness thread leaves for an application thread (token-protected). */
     struct mca_btl_tbrdma_frag_t *deferred;          /* frames to return to their pools */
     struct mca_btl_tbrdma_frag_t *cb_head, *cb_tail; /* send completions ob1 must hear of */
+    /*
+     * Frames acknowledged whose callback still waits for their send completion (a CQ gives no
+     * order between a send's completion and a receive's): while there is one, every received
+     * data frame is held, so ob1 hears of a send's completion before any frame the peer sent
+     * after receiving it (btl_tbrdma_recv.c, "causal order").
+     */
+    int acked_waiting;
     bool failure_pending;
     bool finalizing; /* ob1 is gone: sends finish without its callbacks */
 

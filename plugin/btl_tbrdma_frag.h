@@ -34,6 +34,7 @@
 #define TBRDMA_FF_CB     0x04 /* ob1 waits for the completion callback */
 #define TBRDMA_FF_HELD   0x08 /* received in order, delivery left to an application thread */
 #define TBRDMA_FF_SENT   0x10 /* transmitted at least once (a later transmission is a retry) */
+#define TBRDMA_FF_ACKED  0x20 /* acknowledged, its callback waits for the send completion */
 
 typedef struct mca_btl_tbrdma_frag_t {
     mca_btl_base_descriptor_t base;        /* first: ob1 sees the descriptor */

@@ -11,6 +11,15 @@
  * after a gap is dropped and the gap NACKed once (go-back-N). On the liveness thread, in-order
  * frames are held instead (acknowledged, receive not reposted, so credits shrink) and delivered
  * by the next application thread's progress, in order.
+ *
+ * Causal order: ob1 hears of a send's completion (its callback, which needs both the peer's
+ * acknowledgement and the send's own completion) before it sees any frame the peer sent after
+ * receiving that send. One CQ gives no order between a send's completion and a later receive
+ * (the simulator holds send completions back; Apple documents no order), so while an
+ * acknowledged frame still waits for its completion, received data frames are held like the
+ * liveness thread's. Without it, Open MPI 5.0's osc/rdma saw the answer to an emulated put,
+ * freed its window and the active-message module with it, and the put's callback then ran on
+ * freed memory (tb_rma and NWChem: SIGSEGV in send_finished, about 1 run in 20).
  * Hot path: mca_btl_tbrdma_poll_device, recv_complete, recv_deliver.
  */
 #include "btl_tbrdma_output.h"
@@ -32,6 +41,10 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
 {
     uint32_t des_flags = frag->base.des_flags;
 
+    if (frag->flags & TBRDMA_FF_ACKED) {
+        frag->flags &= ~TBRDMA_FF_ACKED;
+        module->acked_waiting--;
+    }
     if (0 == (frag->flags & TBRDMA_FF_CB) || module->finalizing) {
         /*
          * No callback; or finalize, which runs after every user of the BTL closed (ob1's code
@@ -159,6 +172,9 @@ static void recv_chan_ack(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
         frag->flags &= ~TBRDMA_FF_QUEUED;
         if (0 == (frag->flags & TBRDMA_FF_POSTED)) {
             send_finished(module, frag);
+        } else if (frag->flags & TBRDMA_FF_CB) {
+            frag->flags |= TBRDMA_FF_ACKED; /* received frames wait for its callback */
+            module->acked_waiting++;
         }
     }
 }
@@ -245,6 +261,9 @@ int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
 {
     int n = 0;
 
+    if (0 < module->acked_waiting) {
+        return 0; /* causal order: a callback comes first */
+    }
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
         mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
 
@@ -275,7 +294,7 @@ static void recv_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t
         tbrdma_rel_rx_delivered(&ch->rx);
         frag->tag = h->tag;
         frag->len = h->len;
-        if (module->async_pass || NULL != ch->held_head) {
+        if (module->async_pass || NULL != ch->held_head || 0 < module->acked_waiting) {
             recv_hold(module, ch, frag);
             return;
         }

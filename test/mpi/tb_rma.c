@@ -5,11 +5,17 @@
  *   - passive target: MPI_Win_lock (exclusive) / MPI_Put / MPI_Win_unlock into the next rank,
  *     MPI_Win_lock_all with MPI_Accumulate and MPI_Win_flush, MPI_Get_accumulate (fetch-add)
  *     of a counter on rank 0, whose final value proves each add happened once.
+ *   - window churn: TB_CHURN times a window created, one exclusive-lock put of a multi-fragment
+ *     region into the next rank, unlock, check, and the window freed at once. Open MPI 5.0's
+ *     osc/rdma frees its active-message module with the window, so a transport that reported
+ *     a put's send completion after the answer to that put crashed here (a later callback on
+ *     freed memory).
  * Window sizes cover one element and a multi-fragment region (TB_WIN ints).
  */
 #include "tb_common.h"
 
-#define TB_WIN 20000
+#define TB_WIN   20000
+#define TB_CHURN 40
 
 static int tb_rma_val(int r, int i)
 {
@@ -90,6 +96,34 @@ static void tb_rma_passive(MPI_Win win, int *base)
     free(src);
 }
 
+static void tb_rma_churn(void)
+{
+    int next = (tb_rank + 1) % tb_size, prev = (tb_rank + tb_size - 1) % tb_size;
+    int *src = tb_malloc(TB_WIN * sizeof(int)), *base, bad = 0;
+    MPI_Win win;
+
+    MPI_Alloc_mem(TB_WIN * sizeof(int), MPI_INFO_NULL, &base);
+    for (int round = 0; round < TB_CHURN; round++) {
+        for (int i = 0; i < TB_WIN; i++) {
+            src[i] = tb_rma_val(tb_rank + round, i);
+            base[i] = -1;
+        }
+        MPI_Win_create(base, TB_WIN * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                       &win);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win);
+        MPI_Put(src, TB_WIN, MPI_INT, next, 0, TB_WIN, MPI_INT, win);
+        MPI_Win_unlock(next, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < TB_WIN; i++) {
+            bad += base[i] != tb_rma_val(prev + round, i);
+        }
+        MPI_Win_free(&win);
+    }
+    tb_check(0 == bad, "window churn: %d ints wrong over %d windows", bad, TB_CHURN);
+    MPI_Free_mem(base);
+    free(src);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Win win;
@@ -103,5 +137,6 @@ int main(int argc, char **argv)
     tb_rma_passive(win, base);
     MPI_Win_free(&win);
     MPI_Free_mem(base);
+    tb_rma_churn();
     return tb_finish();
 }
