@@ -12,6 +12,9 @@
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
 #               start-up refusals and double cables, NetPIPE and HPCC, valgrind memcheck
 #               and an AddressSanitizer build (test/mpi)
+#   hpc         real HPC codes, unmodified, over tbrdma on simulated Macs (1 and 2 ranks per Mac),
+#               each compared with the same run over tcp: LAMMPS, GROMACS, NWChem, ScaLAPACK's
+#               tests, HPCC (Open MPI 4.1; LAMMPS and NWChem on 5.0) (test/mpi/hpc.sh)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
@@ -32,7 +35,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -208,6 +211,14 @@ if stage_wanted mpi; then
     done
     run_test mpi memcheck-4.1 900 test/mpi/memcheck.sh
     run_test mpi asan-4.1 900 test/mpi/asan.sh
+fi
+if stage_wanted hpc; then
+    echo "== hpc (HPC codes over tbrdma, answers compared with tcp)"
+    for fl in 4.1 5.0; do
+        for slots in 1 2; do
+            run_test hpc "hpc-$fl-$slots" 1800 test/mpi/hpc.sh "$fl" "$slots"
+        done
+    done
 fi
 if stage_wanted tools; then
     echo "== tools"

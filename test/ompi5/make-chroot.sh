@@ -96,6 +96,17 @@ fix_packages()
     in_root "$root" apt-get clean
 }
 
+# Print the packages of TBRDMA_CHROOT_PACKAGES that the chroot at $1 does not have installed.
+missing_packages()
+{
+    local p
+    for p in $(echo "$TBRDMA_CHROOT_PACKAGES" | tr , ' '); do
+        awk -v p="$p" '$1 == "Package:" { pkg = $2 }
+            $1 == "Status:" && pkg == p && / installed$/ { found = 1 }
+            END { exit !found }' "$1/var/lib/dpkg/status" || echo "$p"
+    done
+}
+
 # Print the headers opal_config.h (under include dir $1) names as component implementation
 # headers (MCA_threads_*_HEADER, MCA_timer_IMPLEMENTATION_HEADER, ...) that do not exist.
 missing_opal_headers()
@@ -199,8 +210,10 @@ main()
     local root
     root=$(realpath -m "${1:-$(ompi5_chroot_dir)}")
     if [ -f "$root/$TBRDMA_CHROOT_STAMP" ]; then
-        # A chroot stamped by an older make-chroot.sh may lack the header repair.
-        if [ -z "$(missing_opal_headers "$root$OMPI5_INCLUDE")" ]; then
+        # A chroot stamped by an older make-chroot.sh may lack the header repair or packages
+        # added to the list since: then the apt step runs again.
+        if [ -z "$(missing_opal_headers "$root$OMPI5_INCLUDE")" ] \
+            && [ -z "$(missing_packages "$root")" ]; then
             echo "make-chroot: $root is ready ($(cat "$root/$TBRDMA_CHROOT_STAMP")), nothing to do"
             exit 0
         fi
