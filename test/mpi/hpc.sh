@@ -13,7 +13,7 @@
 #              one-sided traffic; the final energies
 #   ScaLAPACK  scalapack-mpi-test's xdlu, xdllt, xdqr (data/hpc/scalapack/*.dat: small
 #              problems, 2 x 2 and 1 x 4 grids, 2 x 4 and 4 x 2 with 8 ranks) and the BLACS
-#              tester xFbtest (point-to-point, broadcast and combine tests over every grid);
+#              tester xFbtest (point-to-point, broadcast and combine tests over 3 grids);
 #              every verdict line without its time and rate columns, and the summaries. The
 #              LU and Cholesky inputs skip the condition estimation and iterative refinement:
 #              Debian's ScaLAPACK 2.2.1 reads an uninitialised EST in P?LACON there, which
@@ -109,12 +109,16 @@ sl_grids()
 
 run_scalapack()
 {
-    local t name=$1 dir=$2 out
+    local t name=$1 dir=$2 out coll=()
     cp "$data"/scalapack/*.dat "$dir/"
     sl_grids "$dir"/sdrv.dat "$dir"/bsbr.dat "$dir"/comb.dat
+    # Open MPI 5.0.7's coll/han (chosen with several ranks per Mac) gets the BLACS tester's
+    # integer AMX/AMN combines wrong, and with all three grids it crashes, over tcp as over tbrdma
+    # (suite.sh sees han's bug with a derived datatype too): without han they pass.
+    [ 5.0 = "$flavour" ] && [ "$slots" -gt 1 ] && coll=(--mca coll ^han)
     : >"$3"
     for t in xdlu xdllt xdqr xFbtest; do
-        mt_app "$name $t" "$np" "$slots" "$dir" -- "$SL_TESTS/$t" || continue
+        mt_app "$name $t" "$np" "$slots" "$dir" "${coll[@]}" -- "$SL_TESTS/$t" || continue
         out=$MT_OUT
         if [ xFbtest = "$t" ]; then
             check_grep "$name $t: tests ran" "$out" "TESTS: +([0-9]+ TESTS;|PASSED ALL)"
