@@ -10,12 +10,14 @@
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks),
-#               start-up refusals and double cables, NetPIPE and HPCC, valgrind memcheck
-#               and an AddressSanitizer build (test/mpi)
+#               start-up refusals, striping over double and crossed cables, NetPIPE and
+#               HPCC, valgrind memcheck and an AddressSanitizer build (test/mpi)
 #   hpc         real HPC codes, unmodified, over tbrdma on simulated Macs (1 and 2 ranks per Mac),
 #               each compared with the same run over tcp: LAMMPS, GROMACS, NWChem, ScaLAPACK's
-#               tests, HPCC (Open MPI 4.1; LAMMPS and NWChem on 5.0) (test/mpi/hpc.sh)
+#               tests, HPCC (Open MPI 4.1; LAMMPS, NWChem and ScaLAPACK on 5.0) (test/mpi/hpc.sh)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
+#   bench       bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1 and 5.0), its
+#               refusals, its report on recorded samples, the MLX script on a stand-in for MLX
 #   vm          real kernel verbs: Soft-RoCE (rxe) in qemu VMs
 #   agree       the simulator and rxe give the same outcome for the same setup
 #   self        the suite's own assumptions (e.g. it passes from a checkout only root can enter)
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -205,12 +207,14 @@ if stage_wanted mpi; then
     for fl in 4.1 5.0; do
         run_test mpi "suite-$fl-p2p-1" 600 test/mpi/suite.sh "$fl" p2p 1
         run_test mpi "suite-$fl-linklocal-2" 900 test/mpi/suite.sh "$fl" linklocal 2
-        for t in faults liveness startup thirdparty; do
+        for t in faults liveness startup stripe thirdparty zcopy; do
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done
-    run_test mpi memcheck-4.1 900 test/mpi/memcheck.sh
-    run_test mpi asan-4.1 900 test/mpi/asan.sh
+    for fl in 4.1 5.0; do
+        run_test mpi "memcheck-$fl" 900 test/mpi/memcheck.sh "$fl"
+        run_test mpi "asan-$fl" 900 test/mpi/asan.sh "$fl"
+    done
 fi
 if stage_wanted hpc; then
     echo "== hpc (HPC codes over tbrdma, answers compared with tcp)"
@@ -223,6 +227,14 @@ fi
 if stage_wanted tools; then
     echo "== tools"
     run_dir tools test/integration/tools 600
+fi
+if stage_wanted bench; then
+    echo "== bench (compare-jaccl; timing is never judged)"
+    run_test bench compare_report 120 test/bench/compare_report.sh
+    run_test bench mlx_script 120 test/bench/mlx_script.sh
+    run_test bench compare_jaccl_sim-4.1 600 test/bench/compare_jaccl_sim.sh 4.1
+    run_test bench compare_jaccl_sim-5.0 600 test/bench/compare_jaccl_sim.sh 5.0
+    run_test bench compare_jaccl_refusals 600 test/bench/compare_jaccl_refusals.sh
 fi
 vm_log=""
 if stage_wanted vm; then

@@ -23,13 +23,8 @@ if [ "${1:-}" = -q ]; then
 fi
 csv=${1:-$repo/build/bench/mpi_bench.csv}
 CHECK_NAME=mpi_bench
-# shellcheck source=../test/mpi/lib.sh
-. "$repo/test/mpi/lib.sh"
-mt_flavour 4.1
-mt_require
-mkdir -p "$repo/build/bench" "$(dirname "$csv")"
-bin=$repo/build/bench/tb_bench
-mpicc -O2 -Wall -o "$bin" "$here/tb_bench.c" || fatal "tb_bench.c does not build"
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 mt_cluster p2p --hosts 2
 export MT_YIELD=0 # 2 ranks on 2 cores: both transports busy-poll, as raw uc_pingpong does
 res=$TC_TMP/res
@@ -41,10 +36,7 @@ mpi_run()
     local name=$1 n=1
     shift
     while [ -e "$res/$name.$n" ]; do n=$((n + 1)); done
-    mt_launch 2 1 --map-by node --mca pml ob1 "$@" \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
-        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$bin" 4194304 "$scale" >"$res/$name.$n" 2>&1 \
-        || { echo "mpi_bench: $name run failed:" >&2; tail -20 "$res/$name.$n" >&2; exit 1; }
+    bench_tb "$res/$name.$n" "$@" -- 4194304 "$scale"
 }
 
 # raw MODE SIZE ITERS: one uc_pingpong row "latency|bandwidth,bytes,usec" into $res/raw.
@@ -71,8 +63,8 @@ raw()
 sizes="8 32 128 512 2048 8192 32768 131072 524288 2097152 4194304"
 for _ in 1 2 3; do
   for s in $sizes; do
-    raw pingpong "$s" "$(awk -v b="$s" 'BEGIN {n = int(2e8 / (b + 2000)); print n > 20000 ? 20000 : n}')"
-    raw stream "$s" "$(awk -v b="$s" 'BEGIN {n = int(2e8 / (b + 2000)); print n > 20000 ? 20000 : (n < 64 ? 64 : n)}')"
+    raw pingpong "$s" "$(awk -v b="$s" 'BEGIN {n = int(2e8 / (b + 2000)); print (n > 20000 ? 20000 : n)}')"
+    raw stream "$s" "$(awk -v b="$s" 'BEGIN {n = int(2e8 / (b + 2000)); print (n > 20000 ? 20000 : (n < 64 ? 64 : n))}')"
   done
 done
 for _ in 1 2; do

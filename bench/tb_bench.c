@@ -4,12 +4,13 @@
  *   bandwidth  rank 0 streams a window of 32 non-blocking sends per iteration to rank 1, which
  *              answers each window with 1 byte; usec per message, MB/s one direction
  *   allreduce  MPI_Allreduce of bytes/8 doubles (sum) over MPI_COMM_WORLD; usec per call
- * Each row is the best of 5 runs (the machine is shared: the least disturbed run).
- * Sizes 8 B to MAX (default 4 MiB) in powers of 4 plus MAX; iterations shrink with size so a
- * size takes about the same time. The first results are checked once (a wrong sum or a wrong
- * byte ends the program with exit 1: a fast wrong transport is no result). Timing is never a
+ * Each row is the best of REPEATS runs (default 5; the machine is shared: the least disturbed run).
+ * Sizes MIN (default 8 B) to MAX (default 4 MiB) in powers of 4 plus MAX; iterations shrink with
+ * size so a size takes about the same time. The first results are checked once (a wrong sum or a
+ * wrong byte ends the program with exit 1: a fast wrong transport is no result). Timing is never a
  * verdict: bench/ only describes this machine.
- * Usage: tb_bench [max_bytes] [time_scale] (time_scale < 1 for a quick look).
+ * Usage: tb_bench [max_bytes] [time_scale] [min_bytes] [repeats] (time_scale < 1 for a quick
+ * look; min_bytes = max_bytes measures that one size).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #define WINDOW  32
 #define REPEATS 5
 
+static int repeats = REPEATS;
 static int rank, nranks;
 static double *ar_in, *ar_out;
 
@@ -103,15 +105,15 @@ static double allreduce(char *buf, size_t bytes, int iters)
     return (MPI_Wtime() - t0) * 1e6 / iters;
 }
 
-/* A test over every size, each the best (least time) of REPEATS runs. */
-static void sweep(const char *test, double (*fn)(char *, size_t, int), char *buf, size_t max,
-                  int per, double scale)
+/* A test over every size, each the best (least time) of `repeats` runs. */
+static void sweep(const char *test, double (*fn)(char *, size_t, int), char *buf, size_t min,
+                  size_t max, int per, double scale)
 {
-    for (size_t b = 8; b <= max; b = (b * 4 > max && b < max) ? max : b * 4) {
+    for (size_t b = min; b <= max; b = (b * 4 > max && b < max) ? max : b * 4) {
         int iters = iters_for(b * (size_t) per, scale);
         double best = 1e30;
 
-        for (int r = 0; r < REPEATS; r++) {
+        for (int r = 0; r < repeats; r++) {
             double us = fn(buf, b, iters);
 
             MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -155,17 +157,22 @@ int main(int argc, char **argv)
 {
     size_t max = (argc > 1) ? strtoul(argv[1], NULL, 0) : (4u << 20);
     double scale = (argc > 2) ? atof(argv[2]) : 1.0;
+    size_t min = (argc > 3) ? strtoul(argv[3], NULL, 0) : 8;
     char *buf;
     double *in, *out;
 
+    repeats = (argc > 4) ? atoi(argv[4]) : REPEATS;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     buf = calloc(max, 1);
     in = calloc(max / sizeof(double) + 1, sizeof(double));
     out = calloc(max / sizeof(double) + 1, sizeof(double));
-    if (NULL == buf || NULL == in || NULL == out || nranks < 2) {
-        fprintf(stderr, "tb_bench: needs 2 ranks and %zu bytes\n", max);
+    if (NULL == buf || NULL == in || NULL == out || nranks < 2 || min < 8 || min > max
+        || repeats < 1) {
+        fprintf(stderr,
+                "tb_bench: needs 2 ranks, %zu bytes, 8 <= min_bytes <= max_bytes, repeats >= 1\n",
+                max);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (verify(in, out, buf, max)) {
@@ -174,9 +181,9 @@ int main(int argc, char **argv)
     }
     ar_in = in;
     ar_out = out;
-    sweep("latency", latency, buf, max, 1, scale);
-    sweep("bandwidth", bandwidth, buf, max, WINDOW, scale);
-    sweep("allreduce", allreduce, buf, max, 1, scale);
+    sweep("latency", latency, buf, min, max, 1, scale);
+    sweep("bandwidth", bandwidth, buf, min, max, WINDOW, scale);
+    sweep("allreduce", allreduce, buf, min, max, 1, scale);
     free(buf);
     free(in);
     free(out);

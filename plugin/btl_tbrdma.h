@@ -2,7 +2,8 @@
  * mca_btl_tbrdma: the component and module of tbrdma, Open MPI's BTL for RDMA over Thunderbolt.
  *
  * One component, at most one module per process (all of a host's Thunderbolt ports belong to
- * one module: the mesh decides which port reaches which peer host). add_procs solves the mesh,
+ * one module: the mesh decides which port reaches which peer host, and when several cables
+ * join two hosts, large messages are striped over all of them). add_procs solves the mesh,
  * opens the devices it needs, creates two UC queue pairs per peer process on another host (one
  * per channel: 1-frame messages, bulk messages), exchanges queue pair numbers through PMIx and
  * connects them; after that, send/sendi/progress move ob1's fragments over them with tbrdma's
@@ -24,6 +25,7 @@
 #include "core/tbrdma_rel.h"
 #include "core/tbrdma_types.h"
 #include "core/tbrdma_wire.h"
+#include "core/tbrdma_zc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -50,6 +52,10 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t rx_data, rx_bytes, rx_dup, rx_gap, rx_ctrl, rx_wc_err, rx_unknown_tag;
     uint64_t rx_bad[TBRDMA_FRAME_VERDICTS]; /* refused frames by verdict */
     uint64_t tx_wc_err, credit_stalls, held, bogus_acks, no_frame;
+    uint64_t tx_striped; /* data frames sent on a pair's second or later cable */
+    /* zero-copy (btl_tbrdma_zcopy*.c): gets, chunks, epochs and why they changed */
+    uint64_t zc_gets, zc_refused, zc_failed, zc_rx_chunks, zc_rx_bytes, zc_tx_chunks, zc_tx_bytes;
+    uint64_t zc_epochs, zc_why[TBRDMA_ZC_REASONS], zc_noreg, zc_post_err, zc_tx_wc_err, zc_bad_msg;
 } mca_btl_tbrdma_stats_t;
 
 typedef struct mca_btl_tbrdma_component_t {
@@ -75,6 +81,13 @@ typedef struct mca_btl_tbrdma_component_t {
     bool liveness_thread;   /* answer peers while the application computes */
     bool release_on_signal; /* free queue pairs and memory on SIGTERM/SIGINT/SIGHUP */
     bool stats;             /* print the counters at finalize */
+    bool stripe;            /* use every cable of a pair of hosts for large messages */
+    int stripe_min_size;    /* bytes: smaller messages stay on the pair's first cable */
+    bool zcopy;             /* zero-copy gets for large messages */
+    int zcopy_min;          /* bytes: smaller messages are copied (the switch point) */
+    int zcopy_chunk;        /* bytes: the largest zero-copy SEND (whole frames) */
+    int zcopy_window;       /* chunks in flight per peer */
+    int zcopy_max_regs;     /* memory regions of user memory per device and process */
 
     int output; /* opal_output stream of btl_tbrdma_verbose, -1 when closed */
 

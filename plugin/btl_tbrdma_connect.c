@@ -1,21 +1,25 @@
 /*
  * The data path's connection step of add_procs (docs/design.md, "Connections"). Queue pair
  * numbers travel through PMIx, Open MPI's own side channel: no daemon, no port to open.
- *   1. budget: every cabled pair of hosts needs (ranks on one) x (ranks on the other) x 2 queue
- *      pairs on each end's device; all processes check all pairs, so all decide alike;
+ *   1. budget: every cable used between two hosts needs (ranks on one) x (ranks on the other)
+ *      x 2 queue pairs on each end's device; all processes check all pairs, so all decide alike;
  *   2. setup: the devices this process uses, two UC queue pairs per peer process on another
- *      host, every receive posted; a local failure is published as a status, not hidden;
+ *      host and cable used (one cable, or all of a pair's when striping), every receive
+ *      posted; a local failure is published as a status, not hidden;
  *   3. exchange: each process publishes its connection record (core/tbrdma_conn.h) and waits
  *      in a PMIx fence over the job's tbrdma processes;
  *   4. connect: RTR/RTS towards the peer's queue pairs, credits from its receive depths;
  *   5. handshake: each endpoint asks its peer to answer (retried every 10 ms) and is usable once
  *      a valid frame came back, which proves the path end to end before ob1 is told.
- * Both ends of a pair use the cable the mesh solved for that pair of hosts, identically
- * everywhere, so two cables between two Macs can never be crossed.
+ * Both ends of a pair list the cables between their hosts in the order the mesh solved,
+ * identically everywhere, and an entry names its cable (stripe), so two cables between two
+ * Macs can never be crossed.
  */
 #include "btl_tbrdma_connect.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_stripe.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include "core/tbrdma_budget.h"
 #include "core/tbrdma_conn.h"
@@ -28,6 +32,7 @@
 #define CONNECT_KEY         "btl.tbrdma.conn.v1"
 #define CONNECT_RETRY_NS    10000000ull /* the handshake asks again every 10 ms */
 #define CONNECT_RDMA_PREFIX "rdma_"
+#define CONNECT_NOT_STRIPED 1 /* the peer has no queue pairs for this striped cable */
 
 static bool connect_speaks_for_host(void)
 {
@@ -52,47 +57,65 @@ static const char *connect_iface_of(const char *device)
     return (0 == strncmp(device, CONNECT_RDMA_PREFIX, n)) ? device + n : device;
 }
 
-static int connect_own_host(const mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job)
+int mca_btl_tbrdma_job_host_index(const mca_btl_tbrdma_job_t *job, const char *host)
 {
     for (int h = 0; h < job->nhosts; h++) {
-        if (0 == strcmp(job->hosts[h].host, module->local.host)) {
+        if (0 == strcmp(job->hosts[h].host, host)) {
             return h;
         }
     }
     return -1;
 }
 
-/* Step 1. OPAL_ERR_UNREACH when a cabled pair exceeds the budget (this host's said so). */
+/* Cables of the pair (a, b) that get queue pairs: all of them when striping, else the first. */
+static int connect_cables_used(const tbrdma_mesh_link_t *l)
+{
+    return mca_btl_tbrdma_component.stripe ? l->nstripes : (0 <= l->port ? 1 : 0);
+}
+
+/* Step 1 for host a's end of cable k to host b: 1 when over the budget (said by a's host). */
+static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, int a, int b, int k,
+                                int own)
+{
+    const char *dev = job->hosts[a].ports[job->mesh->link[a][b].ports[k]].device;
+    tbrdma_budget_use_t use = {job->hosts[a].host,
+                               dev,
+                               connect_iface_of(dev),
+                               job->hosts[b].host,
+                               mca_btl_tbrdma_job_ranks_on(job, nprocs, a),
+                               mca_btl_tbrdma_job_ranks_on(job, nprocs, b),
+                               TBRDMA_NCHAN};
+    char msg[TBRDMA_MSG_MAX];
+
+    if (0
+        == tbrdma_budget_check(&use, mca_btl_tbrdma_component.max_qps_per_device, msg,
+                               sizeof(msg))) {
+        return 0;
+    }
+    if (a == own && connect_speaks_for_host()) {
+        mca_btl_tbrdma_show_help("qp-budget", msg);
+    }
+    return 1;
+}
+
+/*
+ * Step 1. OPAL_ERR_UNREACH when a cabled pair exceeds the budget (this host's said so). Every
+ * cable has its own device, so each cable used (all of a pair's when striping) is counted on
+ * its own device: striping adds devices, not queue pairs per device.
+ */
 static int connect_budget(const mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
                           size_t nprocs)
 {
-    int own = connect_own_host(module, job), over = 0;
-    char msg[TBRDMA_MSG_MAX];
+    int own = mca_btl_tbrdma_job_host_index(job, module->local.host), over = 0;
 
     for (int a = 0; a < job->nhosts; a++) {
         for (int b = 0; b < job->nhosts; b++) {
-            const tbrdma_mesh_link_t *l = &job->mesh->link[a][b];
-            const char *dev = (0 <= l->port) ? job->hosts[a].ports[l->port].device : "";
-            tbrdma_budget_use_t use = {job->hosts[a].host,
-                                       dev,
-                                       connect_iface_of(dev),
-                                       job->hosts[b].host,
-                                       mca_btl_tbrdma_job_ranks_on(job, nprocs, a),
-                                       mca_btl_tbrdma_job_ranks_on(job, nprocs, b),
-                                       TBRDMA_NCHAN};
+            int ncables = (a == b) ? 0 : connect_cables_used(&job->mesh->link[a][b]), n = 0;
 
-            if (a == b || 0 > l->port) {
-                continue;
+            for (int k = 0; k < ncables; k++) {
+                n += connect_budget_cable(job, nprocs, a, b, k, own);
             }
-            if (0
-                == tbrdma_budget_check(&use, mca_btl_tbrdma_component.max_qps_per_device, msg,
-                                       sizeof(msg))) {
-                continue;
-            }
-            over++;
-            if (a == own && connect_speaks_for_host()) {
-                mca_btl_tbrdma_show_help("qp-budget", msg);
-            }
+            over += (0 < n) ? 1 : 0;
         }
     }
     if (0 < over) {
@@ -140,6 +163,7 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
         }
         e->peer_jobid = ep->proc->proc_name.jobid;
         e->peer_vpid = ep->proc->proc_name.vpid;
+        e->stripe = (uint16_t) ep->stripe;
         rc = mca_btl_tbrdma_endpoint_setup(ep, module->devices[port], e, err, errlen);
         if (0 != rc) {
             return rc;
@@ -233,8 +257,10 @@ static int connect_endpoint(mca_btl_tbrdma_endpoint_t *ep, uint64_t now, char *e
     if (0 != connect_peer_record(ep, &rec, err, errlen)) {
         return -1;
     }
-    entry = tbrdma_conn_find(&rec, me->jobid, me->vpid);
-    if (NULL == entry) {
+    entry = tbrdma_conn_find(&rec, me->jobid, me->vpid, (uint16_t) ep->stripe);
+    if (NULL == entry && 0 < ep->stripe) {
+        rc = CONNECT_NOT_STRIPED; /* btl_tbrdma_stripe is off on the peer's host */
+    } else if (NULL == entry) {
         snprintf(err, errlen, "its connection record has no queue pairs for this process");
         rc = -1;
     } else {
@@ -263,10 +289,21 @@ static void connect_all(mca_btl_tbrdma_module_t *module)
     uint64_t now = mca_btl_tbrdma_now();
 
     OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        int rc;
+
         if (TBRDMA_EP_READY != ep->state) {
             continue;
         }
-        if (0 != connect_endpoint(ep, now, err, sizeof(err))) {
+        rc = connect_endpoint(ep, now, err, sizeof(err));
+        if (CONNECT_NOT_STRIPED == rc) {
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                           "%s: peer %s publishes no queue pairs for striped cable %d "
+                           "(btl_tbrdma_stripe is off there): that cable stays idle",
+                           OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), OPAL_NAME_PRINT(ep->proc->proc_name),
+                           ep->stripe + 1);
+            ep->state = TBRDMA_EP_CLOSED;
+            mca_btl_tbrdma_endpoint_release(ep);
+        } else if (0 != rc) {
             connect_report(module, ep, err);
             ep->state = TBRDMA_EP_FAILED;
             ep->fail_reported = 1;
@@ -362,6 +399,7 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
+    mca_btl_tbrdma_zc_plan(module, job, nprocs); /* zero-copy queue pairs where they fit */
     names = connect_participants(nprocs, procs, job, &nnames);
     rec.entries = calloc(opal_list_get_size(&module->endpoints) + 1, sizeof(*rec.entries));
     if (NULL == names || NULL == rec.entries) {
@@ -380,6 +418,7 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
     rc = connect_index(module);
     if (OPAL_SUCCESS == rc) {
         connect_handshake(module);
+        mca_btl_tbrdma_stripe_ready(module);
     }
 out_free:
     free(rec.entries);

@@ -29,4 +29,7 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
 /* Rank counts per host, for the budget: the number of participants on host h. */
 int mca_btl_tbrdma_job_ranks_on(const mca_btl_tbrdma_job_t *job, size_t nprocs, int h);
 
+/* The index of host in job->hosts, -1 when it is not there. */
+int mca_btl_tbrdma_job_host_index(const mca_btl_tbrdma_job_t *job, const char *host);
+
 #endif /* BTL_TBRDMA_CONNECT_H */

@@ -6,6 +6,7 @@
  */
 #include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_output.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -121,7 +122,8 @@ mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *m
     if (0 != device_alloc(dev, &l, err, errlen)) {
         goto err_free;
     }
-    cqe = neps * TBRDMA_NCHAN * TBRDMA_WR_MAX + l.nrecv_eager + l.nrecv_bulk + l.nctrl;
+    cqe = neps * TBRDMA_NCHAN * TBRDMA_WR_MAX + l.nrecv_eager + l.nrecv_bulk + l.nctrl
+          + mca_btl_tbrdma_zc_cqe(neps);
     if (0 != tbrdma_verbs_dev_open(p->device, p->port_num, cqe, &dev->vdev, err, errlen)) {
         goto err_free;
     }
@@ -129,6 +131,9 @@ mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *m
         goto err_release;
     }
     device_carve_all(dev, &l, neps);
+    if (c->zcopy) {
+        (void) mca_btl_tbrdma_rcache_init(dev); /* none: large messages are copied */
+    }
     TBRDMA_VERBOSE(TBRDMA_VERBOSE_RESOURCE,
                    "device %s: %d endpoints, %zu bytes in 1 memory region, %d frames, %d-entry "
                    "completion queue (%d-frame bulk messages, 1-frame depth %d, bulk depth %d)",
@@ -148,6 +153,7 @@ void mca_btl_tbrdma_device_release(mca_btl_tbrdma_device_t *dev)
     if (NULL == dev) {
         return;
     }
+    mca_btl_tbrdma_rcache_release(dev); /* user memory first: then the protection domain */
     tbrdma_verbs_mr_dereg(&dev->mr);
     tbrdma_verbs_dev_close(dev->vdev);
     dev->vdev = NULL;
@@ -158,6 +164,7 @@ void mca_btl_tbrdma_device_free(mca_btl_tbrdma_device_t *dev)
     if (NULL == dev) {
         return;
     }
+    mca_btl_tbrdma_rcache_fini(dev);
     for (int i = 0; NULL != dev->frags && i < dev->nfrags; i++) {
         if (NULL != dev->frags[i].dev) {
             OBJ_DESTRUCT(&dev->frags[i].base);

@@ -6,6 +6,7 @@
  */
 #include "btl_tbrdma_endpoint.h"
 #include "btl_tbrdma_output.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,9 +20,18 @@ static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
     ep->local_port = -1;
     ep->peer_port = -1;
     ep->state = TBRDMA_EP_NEW;
+    ep->primary = ep;
+    ep->stripes[0] = ep;
+    ep->nstripes = 1;
 }
 
-OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct, NULL);
+static void endpoint_destruct(mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_zc_free(ep);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct,
+                   endpoint_destruct);
 
 mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc, const char *peer_host,
                                                           int local_port, int peer_port,
@@ -46,7 +56,7 @@ mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_find(mca_btl_tbrdma_module_t 
     mca_btl_tbrdma_endpoint_t *ep;
 
     OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
-        if (0 == opal_compare_proc(ep->proc->proc_name, proc->proc_name)) {
+        if (ep->primary == ep && 0 == opal_compare_proc(ep->proc->proc_name, proc->proc_name)) {
             return ep;
         }
     }
@@ -127,6 +137,7 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
     }
     ep->conn_local = endpoint_random32(ep);
     ep->psn = endpoint_random32(ep) & 0xffffff;
+    mca_btl_tbrdma_zc_setup(ep); /* the zero-copy queue pair, where the budget allows */
     entry->conn_id = ep->conn_local;
     entry->psn = ep->psn;
     entry->bulk_frames = (uint16_t) ep->chan[TBRDMA_CHAN_BULK].frames;
@@ -156,24 +167,34 @@ static int endpoint_check_peer(const mca_btl_tbrdma_endpoint_t *ep, const tbrdma
     return 0;
 }
 
+int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
+                                       uint32_t peer_qpn, uint32_t peer_psn, uint32_t psn,
+                                       char *err, size_t errlen)
+{
+    const mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
+    const tbrdma_modex_port_t *local = &module->local.ports[ep->local_port];
+    tbrdma_vpeer_t vp;
+
+    memset(&vp, 0, sizeof(vp));
+    memcpy(vp.gid, ep->peer.gid.raw, sizeof(vp.gid));
+    vp.qpn = peer_qpn;
+    vp.psn = peer_psn;
+    vp.mtu = (local->active_mtu < ep->peer.active_mtu) ? local->active_mtu : ep->peer.active_mtu;
+    return tbrdma_verbs_qp_connect(qp, local->gid_index, psn, &vp, err, errlen);
+}
+
 int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
                                     uint8_t peer_flags, uint64_t now, char *err, size_t errlen)
 {
     mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
-    const tbrdma_modex_port_t *local = &module->local.ports[ep->local_port];
-    tbrdma_vpeer_t vp;
     int rc = endpoint_check_peer(ep, peer, err, errlen);
 
     if (0 != rc) {
         return rc;
     }
-    memset(&vp, 0, sizeof(vp));
-    memcpy(vp.gid, ep->peer.gid.raw, sizeof(vp.gid));
-    vp.psn = peer->psn;
-    vp.mtu = (local->active_mtu < ep->peer.active_mtu) ? local->active_mtu : ep->peer.active_mtu;
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        vp.qpn = peer->qpn[c];
-        rc = tbrdma_verbs_qp_connect(ep->chan[c].qp, local->gid_index, ep->psn, &vp, err, errlen);
+        rc = mca_btl_tbrdma_endpoint_qp_connect(ep, ep->chan[c].qp, peer->qpn[c], peer->psn,
+                                                ep->psn, err, errlen);
         if (0 != rc) {
             return rc;
         }
@@ -197,16 +218,21 @@ void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep)
         tbrdma_verbs_qp_destroy(ep->chan[c].qp);
         ep->chan[c].qp = NULL;
     }
+    mca_btl_tbrdma_zc_release(ep);
 }
 
 void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len)
 {
     const mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
     const tbrdma_port_info_t *lp = &module->ports[ep->local_port];
+    char which[32] = "";
 
+    if (0 < ep->stripe || 1 < ep->primary->nstripes) {
+        snprintf(which, sizeof(which), ", striped cable %d", ep->stripe + 1);
+    }
     snprintf(buf, len,
-             "peer %s on host %s, over the cable %s %s (interface %s) <-> %s %s (qp 0x%x/0x%x)",
+             "peer %s on host %s, over the cable %s %s (interface %s) <-> %s %s (qp 0x%x/0x%x%s)",
              OPAL_NAME_PRINT(ep->proc->proc_name), ep->peer_host, module->local.host, lp->device,
              '\0' != lp->ifname[0] ? lp->ifname : "?", ep->peer_host, ep->peer.device,
-             ep->chan[0].qpn, ep->chan[1].qpn);
+             ep->chan[0].qpn, ep->chan[1].qpn, which);
 }

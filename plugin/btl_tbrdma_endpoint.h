@@ -4,6 +4,10 @@
  * path over that cable: a UC queue pair each, with the sending and receiving halves of tbrdma's
  * reliability (core/tbrdma_rel.h) and the frames in flight.
  *
+ * Several cables to the peer's host (striping, btl_tbrdma_stripe.c): one endpoint per cable,
+ * each a whole connection; the endpoint of the pair's first cable (the primary) is the one Open
+ * MPI knows, and lists the others (its stripes).
+ *
  * States: NEW (mesh resolved) -> READY (queue pairs created, receives posted, published) ->
  * CONNECTED (RTR/RTS done; handed to Open MPI once the peer answered the handshake) ->
  * FAILED (declared lost) or CLOSED (the peer finalized). Everything but creation and lookup is
@@ -69,6 +73,16 @@ struct mca_btl_base_endpoint_t {
     int rx_pass;         /* a valid frame came in the current progress pass */
     int fail_reported;
     char fail_reason[512];
+
+    /* Striping (btl_tbrdma_stripe.c). */
+    int stripe;                              /* this endpoint's cable in the pair's order */
+    struct mca_btl_base_endpoint_t *primary; /* cable 0's endpoint; itself on cable 0 */
+    struct mca_btl_base_endpoint_t *stripes[TBRDMA_MESH_MAX_STRIPES]; /* primary: usable cables */
+    int nstripes;         /* primary: entries of stripes[] (>= 1) */
+    unsigned stripe_next; /* primary: turn among equally loaded cables */
+    /* Zero-copy large messages (btl_tbrdma_zcopy.h), NULL when off. */
+    bool zc_planned; /* the queue pair budget leaves room for its zero-copy queue pair */
+    struct mca_btl_tbrdma_zc_t *zc;
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_tbrdma_endpoint_t;
 OBJ_CLASS_DECLARATION(mca_btl_tbrdma_endpoint_t);
@@ -78,7 +92,14 @@ mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc, con
                                                           int local_port, int peer_port,
                                                           const tbrdma_modex_port_t *peer);
 
-/* The module's endpoint for proc, NULL when it has none. Caller holds module->lock. */
+/* The endpoint Open MPI knows for ep's peer: ep itself, or the primary of a stripe. */
+static inline struct mca_btl_base_endpoint_t *
+mca_btl_tbrdma_endpoint_owner(struct mca_btl_base_endpoint_t *ep)
+{
+    return ep->primary;
+}
+
+/* The module's primary endpoint for proc, NULL when it has none. Caller holds module->lock. */
 mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_find(mca_btl_tbrdma_module_t *module,
                                                         const opal_proc_t *proc);
 
@@ -97,6 +118,14 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
  */
 int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
                                     uint8_t peer_flags, uint64_t now, char *err, size_t errlen);
+
+/*
+ * Connects queue pair qp of ep, in INIT, to the peer's queue pair peer_qpn (send PSN peer_psn)
+ * over the endpoint's cable, sending from PSN psn. 0 or a negative errno with err set.
+ */
+int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
+                                       uint32_t peer_qpn, uint32_t peer_psn, uint32_t psn,
+                                       char *err, size_t errlen);
 
 /* Destroys the endpoint's queue pairs (its frames belong to the device). Idempotent. */
 void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep);

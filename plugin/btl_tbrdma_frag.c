@@ -7,6 +7,7 @@
 #include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_endpoint.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_stripe.h"
 
 #include "opal/datatype/opal_convertor.h"
 
@@ -125,7 +126,7 @@ mca_btl_base_descriptor_t *mca_btl_tbrdma_prepare_src(struct mca_btl_base_module
                                                       uint8_t order, size_t reserve, size_t *size,
                                                       uint32_t flags)
 {
-    size_t max = tbrdma_bulk_payload();
+    size_t max = tbrdma_bulk_payload(), msg_bytes = 0;
     mca_btl_tbrdma_frag_t *frag;
     struct iovec iov;
     uint32_t iov_count = 1;
@@ -137,7 +138,8 @@ mca_btl_base_descriptor_t *mca_btl_tbrdma_prepare_src(struct mca_btl_base_module
         return NULL;
     }
     max_data = (reserve + *size > max) ? max - reserve : *size;
-    frag = mca_btl_tbrdma_frag_for(endpoint, reserve + max_data, flags);
+    opal_convertor_get_packed_size(convertor, &msg_bytes); /* the whole message: may it stripe? */
+    frag = mca_btl_tbrdma_stripe_frag(endpoint, reserve + max_data, msg_bytes, flags);
     if (NULL == frag) {
         return NULL;
     }

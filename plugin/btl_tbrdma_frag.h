@@ -68,6 +68,7 @@ typedef struct mca_btl_tbrdma_device_t {
     opal_mutex_t pool_lock;           /* application threads (MPI_THREAD_MULTIPLE) */
     int neps;                         /* endpoints on this device */
     uint64_t port_checked_ns;         /* last look at the port state (failure diagnosis) */
+    struct mca_btl_tbrdma_rcache_t *zc; /* registrations of user memory (zero-copy), or NULL */
 } mca_btl_tbrdma_device_t;
 
 #define TBRDMA_POOL_EAGER 0

@@ -3,7 +3,8 @@
  *
  * add_procs sees the whole job at once (MCA_BTL_FLAGS_SINGLE_ADD_PROCS: the mesh needs every
  * host): it turns every peer's modex blob into the job's mesh (which local port reaches which
- * host), creates an endpoint per peer process on another host on the cable the mesh chose,
+ * host), creates an endpoint per peer process on another host on the cable the mesh chose (and
+ * one per further cable to that host when striping, btl_tbrdma_stripe.c),
  * connects the data path (btl_tbrdma_connect.c) and marks reachable the peers whose endpoint
  * completed the handshake. Peers on this host are left to sm/vader and self.
  *
@@ -17,6 +18,8 @@
 #include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_stripe.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include "opal/class/opal_bitmap.h"
 
@@ -53,7 +56,13 @@ mca_btl_tbrdma_module_t mca_btl_tbrdma_module_template = {
             .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
             .btl_latency = MCA_BTL_TBRDMA_LATENCY,
             .btl_bandwidth = MCA_BTL_TBRDMA_BANDWIDTH,
-            .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SINGLE_ADD_PROCS,
+            .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_SINGLE_ADD_PROCS | MCA_BTL_FLAGS_GET,
+            /* zero-copy gets (btl_tbrdma_zcopy.h); no put: ob1's put pipeline is never chosen */
+            .btl_min_rdma_pipeline_size = SIZE_MAX,
+            .btl_registration_handle_size = sizeof(mca_btl_base_registration_handle_t),
+            .btl_get = mca_btl_tbrdma_get,
+            .btl_register_mem = mca_btl_tbrdma_register_mem,
+            .btl_deregister_mem = mca_btl_tbrdma_deregister_mem,
             .btl_add_procs = module_add_procs,
             .btl_del_procs = module_del_procs,
             .btl_finalize = module_finalize,
@@ -255,18 +264,6 @@ static int module_sort_hosts(module_job_t *job, size_t nprocs)
     return OPAL_SUCCESS;
 }
 
-static int module_host_index(const module_job_t *job, const char *host)
-{
-    int i;
-
-    for (i = 0; i < job->nhosts; i++) {
-        if (0 == strcmp(job->hosts[i].host, host)) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 /* The mesh at verbosity 1, one "tbrdma mesh: " line per pair of hosts. */
 static void module_print_mesh(const module_job_t *job)
 {
@@ -324,7 +321,7 @@ static int module_solve_mesh(mca_btl_tbrdma_module_t *module, module_job_t *job)
 static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
                                 const module_job_t *job)
 {
-    int own = module_host_index(job, module->local.host);
+    int own = mca_btl_tbrdma_job_host_index(job, module->local.host);
     const tbrdma_mesh_link_t *link;
     mca_btl_tbrdma_endpoint_t *ep;
     size_t i;
@@ -354,6 +351,9 @@ static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, 
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER, "%s: peer %s on host %s: %s <-> %s",
                        OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), module_proc_name(procs[i]),
                        ep->peer_host, module->local.ports[ep->local_port].device, ep->peer.device);
+        if (OPAL_SUCCESS != mca_btl_tbrdma_stripe_add(module, ep, link, &job->hosts[h])) {
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
     }
     return OPAL_SUCCESS;
 }
@@ -501,6 +501,7 @@ static void module_drain(mca_btl_tbrdma_module_t *module)
     module_drain_for(module, MODULE_CLOSE_NS);
     module->failure_pending = false;
     mca_btl_tbrdma_release_verbs(module);
+    mca_btl_tbrdma_zc_fail_all(module, OPAL_ERR_UNREACH); /* none left: ob1 waited for them */
     mca_btl_tbrdma_run_callbacks(module); /* finalizing: they finish without calling ob1 */
     mca_btl_tbrdma_frag_undefer(module);
     mca_btl_tbrdma_token_release(module);
@@ -523,7 +524,8 @@ static void module_print_stats(const mca_btl_tbrdma_module_t *module)
     }
     opal_output(
         mca_btl_tbrdma_component.output,
-        "tbrdma stats: host %s %s: sent %llu data frames (%llu bytes), %llu control "
+        "tbrdma stats: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
+        "%llu control "
         "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
         "received, %llu credit stalls, %llu times no free frame; received %llu data frames (%llu "
         "bytes), %llu "
@@ -531,17 +533,19 @@ static void module_print_stats(const mca_btl_tbrdma_module_t *module)
         "%llu bad header), %llu completion errors, %llu unknown tags, %llu held; %llu frames not "
         "returned",
         module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), (unsigned long long) s->tx_data,
-        (unsigned long long) s->tx_bytes, (unsigned long long) s->tx_ctrl,
-        (unsigned long long) s->tx_forced, (unsigned long long) s->retransmits,
-        (unsigned long long) s->timeouts, (unsigned long long) s->nacks_sent,
-        (unsigned long long) s->nacks_rcvd, (unsigned long long) s->credit_stalls,
-        (unsigned long long) s->no_frame, (unsigned long long) s->rx_data,
-        (unsigned long long) s->rx_bytes, (unsigned long long) s->rx_ctrl,
-        (unsigned long long) s->rx_dup, (unsigned long long) s->rx_gap, (unsigned long long) bad,
+        (unsigned long long) s->tx_bytes, (unsigned long long) s->tx_striped,
+        (unsigned long long) s->tx_ctrl, (unsigned long long) s->tx_forced,
+        (unsigned long long) s->retransmits, (unsigned long long) s->timeouts,
+        (unsigned long long) s->nacks_sent, (unsigned long long) s->nacks_rcvd,
+        (unsigned long long) s->credit_stalls, (unsigned long long) s->no_frame,
+        (unsigned long long) s->rx_data, (unsigned long long) s->rx_bytes,
+        (unsigned long long) s->rx_ctrl, (unsigned long long) s->rx_dup,
+        (unsigned long long) s->rx_gap, (unsigned long long) bad,
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_CRC],
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
         (unsigned long long) (s->rx_wc_err + s->tx_wc_err), (unsigned long long) s->rx_unknown_tag,
         (unsigned long long) s->held, (unsigned long long) out);
+    mca_btl_tbrdma_zc_print_stats(module);
 }
 
 static int module_finalize(struct mca_btl_base_module_t *btl)

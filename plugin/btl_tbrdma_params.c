@@ -7,6 +7,7 @@
 #include "btl_tbrdma.h"
 #include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_output.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
@@ -53,11 +54,57 @@ typedef struct params_int {
     const char *help;
 } params_int_t;
 
+/* Zero-copy's integer parameters (docs/design.md, "Zero-copy large messages"). */
+static void params_zcopy_table(params_int_t *t)
+{
+    mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
+
+    t[0] = (params_int_t){"zcopy_min",
+                          &c->zcopy_min,
+                          TBRDMA_ZCOPY_MIN_DEFAULT,
+                          TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES + 1,
+                          1 << 30,
+                          OPAL_INFO_LVL_4,
+                          "Bytes from which a contiguous message goes zero-copy (the receiver "
+                          "posts receives straight into the user's buffer and the sender sends "
+                          "from it) instead of being copied through tbrdma's frames; the switch "
+                          "point, measured by bench/zcopy_bench.sh (docs/design.md). Range "
+                          "4057..1073741824, default " TBRDMA_STR(TBRDMA_ZCOPY_MIN_DEFAULT)};
+    t[1] = (params_int_t){"zcopy_chunk",
+                          &c->zcopy_chunk,
+                          TBRDMA_ZCOPY_CHUNK_DEFAULT,
+                          TBRDMA_FRAME_BYTES,
+                          TBRDMA_MSG_MAX_BYTES,
+                          OPAL_INFO_LVL_6,
+                          "Largest zero-copy SEND in bytes, a multiple of 4096 (Apple sends at "
+                          "most 4095 frames, 16773120 bytes, per message). Range "
+                          "4096..16773120, default " TBRDMA_STR(TBRDMA_ZCOPY_CHUNK_DEFAULT)};
+    t[2] = (params_int_t){"zcopy_window",
+                          &c->zcopy_window,
+                          2,
+                          1,
+                          TBRDMA_ZC_WINDOW_MAX,
+                          OPAL_INFO_LVL_6,
+                          "Zero-copy chunks in flight per peer process (receives posted into user "
+                          "memory at once). Range 1..8, default 2"};
+    t[3] = (params_int_t){"zcopy_max_regs",
+                          &c->zcopy_max_regs,
+                          32,
+                          0,
+                          100,
+                          OPAL_INFO_LVL_5,
+                          "Memory regions of user memory one process keeps registered per "
+                          "device (Apple allows about 100 per device, shared by every process "
+                          "of the Mac); the least recently used unused one is released for a "
+                          "new one, and a message that finds none is copied. 0 = never "
+                          "zero-copy. Range 0..100, default 32"};
+}
+
 /* The data path's integer parameters (docs/params.md and docs/design.md explain each). */
 static params_int_t *params_int_table(size_t *n_p)
 {
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
-    static params_int_t table[9];
+    static params_int_t table[14];
 
     table[0] = (params_int_t){"eager_depth",
                               &c->eager_depth,
@@ -141,6 +188,18 @@ static params_int_t *params_int_table(size_t *n_p)
                               OPAL_INFO_LVL_7,
                               "Microseconds an acknowledgement may wait for a data frame to "
                               "carry it before it goes alone. Range 1..100000, default 100"};
+    table[9] = (params_int_t){"stripe_min_size",
+                              &c->stripe_min_size,
+                              131072,
+                              0,
+                              1 << 30,
+                              OPAL_INFO_LVL_4,
+                              "Bytes from which a message is striped over every cable joining "
+                              "two Macs (with btl_tbrdma_stripe): its bulk fragments go to the "
+                              "least loaded cable; smaller messages, and every eager-sized one, "
+                              "stay on the pair's first cable, in order. Range 0..1073741824, "
+                              "default 131072 (two bulk fragments)"};
+    params_zcopy_table(table + 10);
     *n_p = sizeof(table) / sizeof(table[0]);
     return table;
 }
@@ -172,6 +231,21 @@ static int params_register_data_path(void)
               "Whether SIGTERM, SIGINT and SIGHUP first release tbrdma's queue pairs and memory "
               "(Macs are reported to keep them until a reboot otherwise). Default true",
               true, OPAL_INFO_LVL_5, &c->release_on_signal);
+    rc |= 0 > params_register_bool(
+              "stripe",
+              "Whether two Macs joined by several Thunderbolt cables use all of them (up to 4): "
+              "each cable gets its own queue pairs (2 per pair of ranks, on that cable's device) "
+              "and large messages are striped over them (btl_tbrdma_stripe_min_size); a cable "
+              "lost then ends the job like a lost peer. False: only the pair's first cable is "
+              "used and the others stay idle. Default true",
+              true, OPAL_INFO_LVL_4, &c->stripe);
+    rc |= 0 > params_register_bool(
+              "zcopy",
+              "Whether large contiguous messages go zero-copy (ob1's get, emulated over SEND "
+              "into and from user memory) where the queue pair budget leaves room for a third "
+              "queue pair per pair of ranks; else every message is copied through tbrdma's "
+              "frames. Default true",
+              true, OPAL_INFO_LVL_4, &c->zcopy);
     rc |= 0 > params_register_bool(
               "stats",
               "Whether each process prints its data path counters (frames, retransmissions, "
@@ -246,6 +320,27 @@ static void params_verify_ints(void)
     }
 }
 
+/* Zero-copy chunks are whole frames; without zero-copy ob1 is offered no get at all. */
+static void params_verify_zcopy(void)
+{
+    mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
+    mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
+    char msg[TBRDMA_MSG_MAX];
+
+    if (0 != c->zcopy_chunk % TBRDMA_FRAME_BYTES) {
+        snprintf(msg, sizeof(msg), "btl_tbrdma_zcopy_chunk = %d is not a multiple of %d; using %d",
+                 c->zcopy_chunk, TBRDMA_FRAME_BYTES, TBRDMA_ZCOPY_CHUNK_DEFAULT);
+        mca_btl_tbrdma_show_help("invalid-param", msg);
+        c->zcopy_chunk = TBRDMA_ZCOPY_CHUNK_DEFAULT;
+    }
+    if (!c->zcopy) {
+        m->btl_flags &= ~MCA_BTL_FLAGS_GET;
+        m->btl_get = NULL;
+        m->btl_register_mem = NULL;
+        m->btl_deregister_mem = NULL;
+    }
+}
+
 int mca_btl_tbrdma_params_register(void)
 {
     mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
@@ -259,6 +354,7 @@ int mca_btl_tbrdma_params_register(void)
     }
     /* ob1's largest fragment is one bulk message (the base registers it with this default) */
     params_verify_ints();
+    params_verify_zcopy();
     m->btl_max_send_size =
         (size_t) mca_btl_tbrdma_component.bulk_frames * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
     /* The standard btl_tbrdma_{exclusivity,flags,eager_limit,...} knobs. The template's
@@ -322,7 +418,8 @@ static void params_verify_flags(void)
     }
     snprintf(msg, sizeof(msg),
              "btl_tbrdma_flags = 0x%x asks for flags 0x%x that tbrdma does not support "
-             "(it copies every message into registered frames); ignoring them",
+             "(it copies what it sends into registered frames, or sends large messages "
+             "zero-copy through get); ignoring them",
              m->btl_flags, m->btl_flags & unsupported);
     mca_btl_tbrdma_show_help("invalid-param", msg);
     m->btl_flags &= ~unsupported;

@@ -16,6 +16,7 @@
  */
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_output.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -146,6 +147,7 @@ static void progress_report_failures(mca_btl_tbrdma_module_t *module)
         return;
     }
     mca_btl_tbrdma_release_verbs(module);
+    mca_btl_tbrdma_zc_fail_all(module, OPAL_ERR_UNREACH); /* gets in flight end, not hang */
     mca_btl_tbrdma_token_release(module);
     if (NULL != module->error_cb) {
         module->error_cb(&module->super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc, ep->fail_reason);
@@ -249,6 +251,9 @@ int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t no
         mca_btl_tbrdma_endpoint_t *ep = module->eps[i];
 
         if (TBRDMA_EP_CONNECTED == ep->state) {
+            if (!async) {
+                mca_btl_tbrdma_zc_progress(module, ep, now);
+            }
             mca_btl_tbrdma_ep_push(module, ep, now);
             progress_timers(module, ep, now);
             mca_btl_tbrdma_ep_flush_owed(module, ep, now);

@@ -15,6 +15,7 @@
  */
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_zcopy.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -56,7 +57,8 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         return;
     }
     frag->flags &= ~TBRDMA_FF_CB;
-    frag->base.des_cbfunc(&module->super, frag->ep, &frag->base, OPAL_SUCCESS);
+    frag->base.des_cbfunc(&module->super, mca_btl_tbrdma_endpoint_owner(frag->ep), &frag->base,
+                          OPAL_SUCCESS);
     if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
         mca_btl_tbrdma_frag_put(module, frag); /* ob1's reference, dropped on its behalf */
     }
@@ -210,6 +212,10 @@ static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoin
 {
     mca_btl_base_segment_t seg;
 
+    if (TBRDMA_TAG_ZCOPY == frag->tag) { /* tbrdma's own: zero-copy control */
+        mca_btl_tbrdma_zc_recv(module, ep, frag->buf + TBRDMA_HDR_BYTES, frag->len);
+        return;
+    }
     if (NULL == mca_btl_base_active_message_trigger[frag->tag].cbfunc) {
         module->stats.rx_unknown_tag++; /* nobody registered the tag: counted, dropped */
         return;
@@ -218,7 +224,7 @@ static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoin
     seg.seg_len = frag->len;
     module->stats.rx_data++;
     module->stats.rx_bytes += frag->len;
-    tbrdma_compat_deliver(&module->super, ep, frag->tag, &seg, 1);
+    tbrdma_compat_deliver(&module->super, mca_btl_tbrdma_endpoint_owner(ep), frag->tag, &seg, 1);
 }
 
 static void recv_hold(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_chan_t *ch,
@@ -370,6 +376,10 @@ int mca_btl_tbrdma_poll_device(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_d
     for (int i = 0; i < n; i++) {
         mca_btl_tbrdma_frag_t *frag = (mca_btl_tbrdma_frag_t *) (uintptr_t) wc[i].wr_id;
 
+        if (tbrdma_zc_wrid_is_zc(wc[i].wr_id)) { /* user memory, not a frame */
+            mca_btl_tbrdma_zc_complete(module, &wc[i]);
+            continue;
+        }
         /* the frame's kind, not the opcode: an error completion's opcode is undefined */
         if (TBRDMA_FRAG_RECV == frag->kind) {
             recv_complete(module, frag, &wc[i], now);

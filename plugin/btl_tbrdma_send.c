@@ -102,6 +102,7 @@ static int send_post_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
     module->stats.retransmits += (frag->flags & TBRDMA_FF_SENT) ? 1 : 0;
     module->stats.tx_data++;
     module->stats.tx_bytes += frag->len;
+    module->stats.tx_striped += (0 < ep->stripe) ? 1 : 0;
     frag->flags |= TBRDMA_FF_SENT;
     return 0;
 }
@@ -293,7 +294,9 @@ int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_e
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
     mca_btl_tbrdma_frag_t *frag = (mca_btl_tbrdma_frag_t *) descriptor;
 
-    if (TBRDMA_EP_CONNECTED != endpoint->state || !module->verbs_live) {
+    /* frag->ep: endpoint, or the striped cable its frame was taken for (prepare_src) */
+    if (TBRDMA_EP_CONNECTED != endpoint->state || TBRDMA_EP_CONNECTED != frag->ep->state
+        || !module->verbs_live) {
         return OPAL_ERR_UNREACH;
     }
     frag->tag = tag;
@@ -307,7 +310,7 @@ int mca_btl_tbrdma_send(struct mca_btl_base_module_t *btl, struct mca_btl_base_e
         return OPAL_SUCCESS;
     }
     mca_btl_tbrdma_submit_drain(module);
-    send_start(module, endpoint, frag);
+    send_start(module, frag->ep, frag);
     mca_btl_tbrdma_token_release(module);
     return OPAL_SUCCESS;
 }

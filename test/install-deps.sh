@@ -21,6 +21,8 @@ packages=(
     lammps gromacs nwchem-openmpi scalapack-mpi-test
     # the tools tests: MLX hostfile and --json checks, the Homebrew formula's syntax
     python3 ruby
+    # bench/compare-jaccl (the bench stage): its plot, whose PNG the tests check
+    gnuplot-nox
     # the sanitize stage: clang, its ASan/UBSan runtimes and libFuzzer (libclang_rt.*)
     clang libclang-rt-14-dev
 )

@@ -249,6 +249,51 @@ static void json_cable(const doc_cluster_t *cl, const doc_cable_t *c, FILE *out)
     fputs("}", out);
 }
 
+/* The host of the cluster a spec names (exact name, else unique short name), else as written. */
+static const char *spec_host(const doc_cluster_t *cl, const tbrdma_hostlist_t *names,
+                             const char *host)
+{
+    int i = tbrdma_hostlist_find(names, host);
+
+    return (0 <= i) ? doc_host_name(&cl->hosts[i]) : host;
+}
+
+/* "mesh_file": the cables the mesh file names (as tbrdma reads it: ours or MLX's JSON), or null. */
+static void json_mesh_file(const doc_cluster_t *cl, FILE *out)
+{
+    tbrdma_hostlist_t *names = calloc(1, sizeof(*names));
+    const tbrdma_mesh_cable_t *c;
+    int i, k, s;
+
+    fputs("  \"mesh_file\": ", out);
+    if (NULL == cl->spec || NULL == names) {
+        fputs("null,\n", out);
+        free(names);
+        return;
+    }
+    names->nhosts = cl->nhosts;
+    for (i = 0; i < cl->nhosts; i++) {
+        snprintf(names->hosts[i].name, sizeof(names->hosts[i].name), "%s",
+                 doc_host_name(&cl->hosts[i]));
+    }
+    fputs("{", out);
+    json_kv(out, "path", cl->spec_path, 1);
+    fputs("\"cables\": [\n", out);
+    for (k = 0; k < cl->spec->ncables; k++) {
+        c = &cl->spec->cables[k];
+        fputs("    {", out);
+        for (s = 0; s < 2; s++) {
+            fprintf(out, "\"%s\": {", (0 == s) ? "a" : "b");
+            json_kv(out, "host", spec_host(cl, names, c->host[s]), 1);
+            json_kv(out, "device", c->device[s], 0);
+            fputs((0 == s) ? "}, " : "}", out);
+        }
+        fputs((k + 1 < cl->spec->ncables) ? "},\n" : "}\n", out);
+    }
+    fputs("  ]},\n", out);
+    free(names);
+}
+
 void doc_report_json(doc_cluster_t *cl, int problems, FILE *out)
 {
     int k;
@@ -265,7 +310,9 @@ void doc_report_json(doc_cluster_t *cl, int problems, FILE *out)
         json_cable(cl, &cl->cables[k], out);
         fputs((k + 1 < cl->ncables) ? ",\n" : "\n", out);
     }
-    fputs("  ],\n  \"findings\": [\n", out);
+    fputs("  ],\n", out);
+    json_mesh_file(cl, out);
+    fputs("  \"findings\": [\n", out);
     for (k = 0; k < cl->nfindings; k++) {
         json_finding(cl, &cl->findings[k], out);
         fputs((k + 1 < cl->nfindings) ? ",\n" : "\n", out);

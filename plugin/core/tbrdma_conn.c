@@ -3,7 +3,7 @@
  *   header (16 bytes): magic u32, version u16, flags u8, reserved u8, total length u32,
  *                      status u16, entries u16
  *   entry (32 bytes):  peer jobid u32, peer vpid u32, conn id u32, qpn[0] u32, qpn[1] u32,
- *                      psn u32, depth[0] u16, depth[1] u16, bulk frames u16, reserved u16
+ *                      psn u32, depth[0] u16, depth[1] u16, bulk frames u16, stripe u16
  */
 #include "tbrdma_conn.h"
 
@@ -53,7 +53,7 @@ static uint8_t *conn_encode_entry(uint8_t *p, const tbrdma_conn_entry_t *e)
     p = put16(p, e->depth[0]);
     p = put16(p, e->depth[1]);
     p = put16(p, e->bulk_frames);
-    return put16(p, 0);
+    return put16(p, e->stripe);
 }
 
 int tbrdma_conn_encode(const tbrdma_conn_record_t *rec, void *buf, size_t len, size_t *used_p)
@@ -89,6 +89,7 @@ static void conn_decode_entry(const uint8_t *p, tbrdma_conn_entry_t *e)
     e->depth[0] = get16(p + 24);
     e->depth[1] = get16(p + 26);
     e->bulk_frames = get16(p + 28);
+    e->stripe = get16(p + 30);
 }
 
 int tbrdma_conn_decode(const void *buf, size_t len, tbrdma_conn_record_t *rec_p)
@@ -133,11 +134,13 @@ void tbrdma_conn_record_free(tbrdma_conn_record_t *rec)
 }
 
 const tbrdma_conn_entry_t *tbrdma_conn_find(const tbrdma_conn_record_t *rec, uint32_t jobid,
-                                            uint32_t vpid)
+                                            uint32_t vpid, uint16_t stripe)
 {
     for (size_t i = 0; i < rec->nentries; i++) {
-        if (rec->entries[i].peer_jobid == jobid && rec->entries[i].peer_vpid == vpid) {
-            return &rec->entries[i];
+        const tbrdma_conn_entry_t *e = &rec->entries[i];
+
+        if (e->peer_jobid == jobid && e->peer_vpid == vpid && e->stripe == stripe) {
+            return e;
         }
     }
     return NULL;

@@ -1,11 +1,11 @@
 /*
  * The connection record: what each process publishes, once its queue pairs exist, so that every
  * peer can connect its UC queue pairs to them (docs/design.md, "Connections"; the wire layout is
- * in docs/wire-format.md). One record per process, one entry per peer process on another host:
- * the queue pair numbers of both channels, the connection id the peer must stamp on its frames,
- * and the receive depths the credits start from. A process that could not set up publishes a
- * record with a non-zero status and no entries, so its peers stop waiting for it.
- * Big-endian, versioned, length-checked; opal-free.
+ * in docs/wire-format.md). One record per process, one entry per peer process on another host and
+ * cable to its host (several when cables are striped): the queue pair numbers of both channels, the
+ * connection id the peer must stamp on its frames, and the receive depths the credits start from. A
+ * process that could not set up publishes a record with a non-zero status and no entries, so its
+ * peers stop waiting for it. Big-endian, versioned, length-checked; opal-free.
  */
 #ifndef TBRDMA_CONN_H
 #define TBRDMA_CONN_H
@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #define TBRDMA_CONN_MAGIC     0x5442434eu /* "TBCN" */
-#define TBRDMA_CONN_VERSION   1
-#define TBRDMA_CONN_FLAG_CSUM 0x01 /* the publisher wants payload checksums */
+#define TBRDMA_CONN_VERSION   2           /* 2: entries name their cable (stripe) */
+#define TBRDMA_CONN_FLAG_CSUM 0x01        /* the publisher wants payload checksums */
 
 typedef struct tbrdma_conn_entry {
     uint32_t peer_jobid; /* the peer process this entry is for (Open MPI's name) */
@@ -27,6 +27,7 @@ typedef struct tbrdma_conn_entry {
     uint32_t psn;                 /* the publisher's send PSN */
     uint16_t depth[TBRDMA_NCHAN]; /* receives the publisher posted per channel */
     uint16_t bulk_frames;         /* frames per bulk receive */
+    uint16_t stripe; /* the cable, in the pair's order (docs/mesh.md); 0 = the pair's first */
 } tbrdma_conn_entry_t;
 
 typedef struct tbrdma_conn_record {
@@ -52,8 +53,8 @@ int tbrdma_conn_decode(const void *buf, size_t len, tbrdma_conn_record_t *rec_p)
 /* Frees a decoded record's entries. */
 void tbrdma_conn_record_free(tbrdma_conn_record_t *rec);
 
-/* The entry of rec addressed to process (jobid, vpid), NULL when there is none. */
+/* The entry of rec addressed to process (jobid, vpid) for cable stripe, NULL when none. */
 const tbrdma_conn_entry_t *tbrdma_conn_find(const tbrdma_conn_record_t *rec, uint32_t jobid,
-                                            uint32_t vpid);
+                                            uint32_t vpid, uint16_t stripe);
 
 #endif /* TBRDMA_CONN_H */

@@ -168,7 +168,10 @@ static int hostlist_parse_mlx(const char *text, tbrdma_hostlist_t *list, tbrdma_
         tbrdma_fmt_add(err, "%s", why);
         return rc;
     }
-    hosts = tbrdma_json_member(doc, tbrdma_json_root(doc), "hosts");
+    hosts = tbrdma_json_root(doc);
+    if (TBRDMA_JSON_ARRAY != tbrdma_json_kind(doc, hosts)) {
+        hosts = tbrdma_json_member(doc, hosts, "hosts"); /* else a bare list, which MLX takes */
+    }
     if (TBRDMA_JSON_ARRAY != tbrdma_json_kind(doc, hosts)) {
         tbrdma_fmt_add(err, "hostfile: no \"hosts\" array in the top-level object");
         rc = -EINVAL;
@@ -221,8 +224,8 @@ int tbrdma_hostlist_parse(const char *text, tbrdma_hostlist_t *list_p, char *err
     while (isspace((unsigned char) *first)) {
         first++;
     }
-    rc = ('{' == *first) ? hostlist_parse_mlx(text, list, &fmt)
-                         : hostlist_parse_lines(text, list, &fmt);
+    rc = ('{' == *first || '[' == *first) ? hostlist_parse_mlx(text, list, &fmt)
+                                          : hostlist_parse_lines(text, list, &fmt);
     return hostlist_finish(rc, list, list_p, &fmt);
 }
 

@@ -8,8 +8,9 @@
  *      holding exactly two ports on two hosts is one cable; any other subnet with two or more
  *      ports is ambiguous unless a spec names the cables between every pair of its hosts.
  * Invariants: the result depends only on the inputs (every process solves alone) and is
- * symmetric, link[i][j].port == link[j][i].peer_port; among several cables between a pair the
- * one whose device on the lower-named host sorts first is used.
+ * symmetric, link[i][j].port == link[j][i].peer_port; several cables between a pair are listed
+ * in the order of their devices on the lower-named host (both ends agree which is cable k), and
+ * the first one is the pair's cable for small messages.
  */
 #include "tbrdma_mesh.h"
 #include "tbrdma_fmt.h"
@@ -275,13 +276,57 @@ static void mesh_cable_from(const mesh_cable_t *c, int a, int *pa_p, int *pb_p)
     *pb_p = c->port[1 - s];
 }
 
+/* A link with no cable. */
+static tbrdma_mesh_link_t mesh_link_none(void)
+{
+    tbrdma_mesh_link_t l;
+
+    memset(&l, 0, sizeof(l));
+    l.port = l.peer_port = -1;
+    for (int k = 0; k < TBRDMA_MESH_MAX_STRIPES; k++) {
+        l.ports[k] = l.peer_ports[k] = -1;
+    }
+    return l;
+}
+
+/* Inserts the cable (pa, pb) into l, kept sorted by host a's device name and capped. */
+static void mesh_link_insert(tbrdma_mesh_link_t *l, const tbrdma_modex_t *a, int pa, int pb)
+{
+    int k = (l->nstripes < TBRDMA_MESH_MAX_STRIPES) ? l->nstripes++ : TBRDMA_MESH_MAX_STRIPES;
+
+    for (; k > 0 && 0 > strcmp(a->ports[pa].device, a->ports[l->ports[k - 1]].device); k--) {
+        if (k < TBRDMA_MESH_MAX_STRIPES) {
+            l->ports[k] = l->ports[k - 1];
+            l->peer_ports[k] = l->peer_ports[k - 1];
+        }
+    }
+    if (k < TBRDMA_MESH_MAX_STRIPES) {
+        l->ports[k] = pa;
+        l->peer_ports[k] = pb;
+    }
+}
+
+/* link[b][a]: the same cables in the same order, seen from host b. */
+static tbrdma_mesh_link_t mesh_link_reverse(const tbrdma_mesh_link_t *l)
+{
+    tbrdma_mesh_link_t r = *l;
+
+    for (int k = 0; k < TBRDMA_MESH_MAX_STRIPES; k++) {
+        r.ports[k] = l->peer_ports[k];
+        r.peer_ports[k] = l->ports[k];
+    }
+    r.port = l->peer_port;
+    r.peer_port = l->port;
+    return r;
+}
+
 /* Fills link[a][b] and link[b][a] from the cables of the pair. */
 static void mesh_link_pair(mesh_work_t *w, int a, int b)
 {
-    const tbrdma_modex_t *lo = &w->hosts[a];
-    int k, n = 0, best_a = -1, best_b = -1, pa, pb;
+    tbrdma_mesh_link_t l = mesh_link_none();
+    int k, pa, pb;
 
-    /* The lower-named host's device names order the cables, so both ends pick the same one. */
+    /* The lower-named host's device names order the cables, so both ends list them alike. */
     if (0 < strcmp(w->hosts[a].host, w->hosts[b].host)) {
         mesh_link_pair(w, b, a);
         return;
@@ -292,15 +337,14 @@ static void mesh_link_pair(mesh_work_t *w, int a, int b)
         if (!((c->host[0] == a && c->host[1] == b) || (c->host[0] == b && c->host[1] == a))) {
             continue;
         }
-        n++;
+        l.ncables++;
         mesh_cable_from(c, a, &pa, &pb);
-        if (0 > best_a || 0 > strcmp(lo->ports[pa].device, lo->ports[best_a].device)) {
-            best_a = pa;
-            best_b = pb;
-        }
+        mesh_link_insert(&l, &w->hosts[a], pa, pb);
     }
-    w->mesh.link[a][b] = (tbrdma_mesh_link_t){best_a, best_b, n};
-    w->mesh.link[b][a] = (tbrdma_mesh_link_t){best_b, best_a, n};
+    l.port = l.ports[0];
+    l.peer_port = l.peer_ports[0];
+    w->mesh.link[a][b] = l;
+    w->mesh.link[b][a] = mesh_link_reverse(&l);
 }
 
 /* Links for every pair; names each pair without a cable. */
@@ -311,7 +355,7 @@ static int mesh_links(mesh_work_t *w, tbrdma_fmt_t *err)
     w->mesh.nhosts = w->nhosts;
     w->mesh.nmissing = 0;
     for (a = 0; a < w->nhosts; a++) {
-        w->mesh.link[a][a] = (tbrdma_mesh_link_t){-1, -1, 0};
+        w->mesh.link[a][a] = mesh_link_none();
         for (b = a + 1; b < w->nhosts; b++) {
             mesh_link_pair(w, a, b);
             if (0 < w->mesh.link[a][b].ncables) {
@@ -396,27 +440,36 @@ int tbrdma_mesh_solve(const tbrdma_modex_t *hosts, int nhosts, const tbrdma_mesh
     return rc;
 }
 
+/* One line per cable of the pair (a, b). */
+static void mesh_describe_pair(const tbrdma_modex_t *hosts, const tbrdma_mesh_t *mesh, int a, int b,
+                               tbrdma_fmt_t *fmt)
+{
+    const tbrdma_mesh_link_t *l = &mesh->link[a][b];
+
+    if (0 > l->port) {
+        tbrdma_fmt_add(fmt, "%s -/- %s: no cable\n", hosts[a].host, hosts[b].host);
+        return;
+    }
+    for (int k = 0; k < l->nstripes; k++) {
+        tbrdma_fmt_add(fmt, "%s %s <-> %s %s", hosts[a].host, hosts[a].ports[l->ports[k]].device,
+                       hosts[b].host, hosts[b].ports[l->peer_ports[k]].device);
+        if (1 < l->ncables) {
+            tbrdma_fmt_add(fmt, " (cable %d of %d)", k + 1, l->ncables);
+        }
+        tbrdma_fmt_add(fmt, "\n");
+    }
+}
+
 size_t tbrdma_mesh_describe(const tbrdma_modex_t *hosts, const tbrdma_mesh_t *mesh, char *buf,
                             size_t len)
 {
-    const tbrdma_mesh_link_t *l;
     tbrdma_fmt_t fmt;
     int a, b;
 
     tbrdma_fmt_init(&fmt, buf, len);
     for (a = 0; a < mesh->nhosts; a++) {
         for (b = a + 1; b < mesh->nhosts; b++) {
-            l = &mesh->link[a][b];
-            if (0 > l->port) {
-                tbrdma_fmt_add(&fmt, "%s -/- %s: no cable\n", hosts[a].host, hosts[b].host);
-                continue;
-            }
-            tbrdma_fmt_add(&fmt, "%s %s <-> %s %s", hosts[a].host, hosts[a].ports[l->port].device,
-                           hosts[b].host, hosts[b].ports[l->peer_port].device);
-            if (1 < l->ncables) {
-                tbrdma_fmt_add(&fmt, " (1 of %d cables)", l->ncables);
-            }
-            tbrdma_fmt_add(&fmt, "\n");
+            mesh_describe_pair(hosts, mesh, a, b, &fmt);
         }
     }
     return fmt.used;

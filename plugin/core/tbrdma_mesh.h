@@ -9,14 +9,16 @@
  * file, or MLX's hostfile with its "rdma" device matrix). See docs/mesh.md.
  *
  * Every process solves the same inputs independently, so the result must be deterministic and
- * symmetric: link[i][j].port == link[j][i].peer_port. Callers pass hosts sorted by name.
+ * symmetric: link[i][j].port == link[j][i].peer_port, and link[i][j].ports[k] ==
+ * link[j][i].peer_ports[k] for every cable k of a pair. Callers pass hosts sorted by name.
  */
 #ifndef TBRDMA_MESH_H
 #define TBRDMA_MESH_H
 
 #include "tbrdma_modex.h"
 
-#define TBRDMA_MESH_MAX_CABLES (TBRDMA_MAX_HOSTS * TBRDMA_MAX_PORTS / 2)
+#define TBRDMA_MESH_MAX_CABLES  (TBRDMA_MAX_HOSTS * TBRDMA_MAX_PORTS / 2)
+#define TBRDMA_MESH_MAX_STRIPES 4 /* cables of one pair of hosts used together (jaccl-ring: 4) */
 
 /* One cable named by a mesh spec: (host[0], device[0]) <-> (host[1], device[1]). */
 typedef struct tbrdma_mesh_cable {
@@ -29,10 +31,18 @@ typedef struct tbrdma_mesh_spec {
     tbrdma_mesh_cable_t cables[TBRDMA_MESH_MAX_CABLES];
 } tbrdma_mesh_spec_t;
 
+/*
+ * The cables between hosts i and j, in one order both hosts compute alike: by the device name
+ * on the lower-named host of the pair. Cable 0 (port, peer_port) carries the pair's small
+ * messages; all nstripes cables carry the stripes of large ones (docs/design.md).
+ */
 typedef struct tbrdma_mesh_link {
     int port;      /* index in hosts[i].ports of the port cabled to host j, -1 when none */
     int peer_port; /* index in hosts[j].ports of the other end, -1 when none */
-    int ncables;   /* cables found between the pair; the lowest-named one is used */
+    int ncables;   /* cables found between the pair */
+    int nstripes;  /* cables listed below: min(ncables, TBRDMA_MESH_MAX_STRIPES) */
+    int ports[TBRDMA_MESH_MAX_STRIPES];      /* host i's end of cable k; ports[0] == port */
+    int peer_ports[TBRDMA_MESH_MAX_STRIPES]; /* host j's end of cable k */
 } tbrdma_mesh_link_t;
 
 typedef struct tbrdma_mesh {
@@ -60,7 +70,10 @@ int tbrdma_mesh_spec_parse(const char *text, tbrdma_mesh_spec_t *spec_p, char *e
 int tbrdma_mesh_solve(const tbrdma_modex_t *hosts, int nhosts, const tbrdma_mesh_spec_t *spec,
                       tbrdma_mesh_t *mesh_p, char *err, size_t errlen);
 
-/* One line per pair: "mac-a rdma_en2 <-> mac-b rdma_en3" or "mac-a -/- mac-c: no cable". */
+/*
+ * One line per cable: "mac-a rdma_en2 <-> mac-b rdma_en3", "mac-a rdma_en4 <-> mac-b rdma_en5
+ * (cable 2 of 2)" for pairs joined by several, or "mac-a -/- mac-c: no cable".
+ */
 size_t tbrdma_mesh_describe(const tbrdma_modex_t *hosts, const tbrdma_mesh_t *mesh, char *buf,
                             size_t len);
 

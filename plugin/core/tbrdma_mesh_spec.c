@@ -629,6 +629,8 @@ static int hostfile_hosts(json_t *js, int root, hostfile_t *hf)
 
     if (JSON_OBJECT == js->nodes[root].type) {
         hosts = json_get(js, root, "hosts");
+    } else if (JSON_ARRAY == js->nodes[root].type) {
+        hosts = root; /* MLX's launcher also takes a bare list of hosts */
     }
     if (0 > hosts || JSON_ARRAY != js->nodes[hosts].type) {
         tbrdma_fmt_add(js->err, "hostfile: no \"hosts\" array in the top-level object");
@@ -804,8 +806,8 @@ int tbrdma_mesh_spec_parse(const char *text, tbrdma_mesh_spec_t *spec_p, char *e
     while (isspace((unsigned char) *first)) {
         first++;
     }
-    rc = ('{' == *first) ? spec_parse_hostfile(text, spec, &fmt)
-                         : spec_parse_lines(text, spec, &fmt);
+    rc = ('{' == *first || '[' == *first) ? spec_parse_hostfile(text, spec, &fmt)
+                                          : spec_parse_lines(text, spec, &fmt);
     if (0 == rc) {
         memcpy(spec_p, spec, sizeof(*spec));
     }

@@ -1,37 +1,15 @@
 /*
  * tbrdma frame headers: encode, seal, check (see tbrdma_wire.h and docs/design.md). Explicit
- * little-endian loads and stores: free on the little-endian hosts tbrdma runs on (arm64 Macs,
- * x86-64 Linux) and correct anywhere. Hot path: seal once per transmission, check once per
- * received frame (one CRC32C of 36 bytes each, plus the payload's when checksums are on).
+ * little-endian loads and stores (tbrdma_le.h). Hot path: seal once per transmission, check once
+ * per received frame (one CRC32C of 36 bytes each, plus the payload's when checksums are on).
  */
 #include "tbrdma_wire.h"
 #include "tbrdma_crc32c.h"
+#include "tbrdma_le.h"
 
 #include <string.h>
 
 #define WIRE_HCRC_SPAN 36 /* bytes covered by hcrc: everything before it */
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t) v;
-    p[1] = (uint8_t) (v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t) v);
-    put16(p + 2, (uint16_t) (v >> 16));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t) (p[0] | (p[1] << 8));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t) get16(p) | ((uint32_t) get16(p + 2) << 16);
-}
 
 void tbrdma_wire_seal(uint8_t *frame, const tbrdma_hdr_t *h)
 {
@@ -39,18 +17,18 @@ void tbrdma_wire_seal(uint8_t *frame, const tbrdma_hdr_t *h)
     frame[1] = (uint8_t) ((TBRDMA_WIRE_VERSION << 4) | (h->type & 0x0f));
     frame[2] = h->tag;
     frame[3] = h->flags;
-    put32(frame + 4, h->conn);
-    put32(frame + 8, h->seq);
-    put32(frame + 12, h->len);
-    put32(frame + 16, h->ack[0]);
-    put32(frame + 20, h->ack[1]);
-    put16(frame + 24, h->lim[0]);
-    put16(frame + 26, h->lim[1]);
-    put16(frame + 28, h->tx);
+    tbrdma_put32(frame + 4, h->conn);
+    tbrdma_put32(frame + 8, h->seq);
+    tbrdma_put32(frame + 12, h->len);
+    tbrdma_put32(frame + 16, h->ack[0]);
+    tbrdma_put32(frame + 20, h->ack[1]);
+    tbrdma_put16(frame + 24, h->lim[0]);
+    tbrdma_put16(frame + 26, h->lim[1]);
+    tbrdma_put16(frame + 28, h->tx);
     frame[30] = h->chan;
     frame[31] = 0;
-    put32(frame + 32, h->pcrc);
-    put32(frame + 36, tbrdma_crc32c(frame, WIRE_HCRC_SPAN));
+    tbrdma_put32(frame + 32, h->pcrc);
+    tbrdma_put32(frame + 36, tbrdma_crc32c(frame, WIRE_HCRC_SPAN));
 }
 
 uint32_t tbrdma_wire_payload_crc(const uint8_t *frame, uint32_t len)
@@ -63,16 +41,16 @@ static void wire_decode(const uint8_t *frame, tbrdma_hdr_t *h)
     h->type = frame[1] & 0x0f;
     h->tag = frame[2];
     h->flags = frame[3];
-    h->conn = get32(frame + 4);
-    h->seq = get32(frame + 8);
-    h->len = get32(frame + 12);
-    h->ack[0] = get32(frame + 16);
-    h->ack[1] = get32(frame + 20);
-    h->lim[0] = get16(frame + 24);
-    h->lim[1] = get16(frame + 26);
-    h->tx = get16(frame + 28);
+    h->conn = tbrdma_get32(frame + 4);
+    h->seq = tbrdma_get32(frame + 8);
+    h->len = tbrdma_get32(frame + 12);
+    h->ack[0] = tbrdma_get32(frame + 16);
+    h->ack[1] = tbrdma_get32(frame + 20);
+    h->lim[0] = tbrdma_get16(frame + 24);
+    h->lim[1] = tbrdma_get16(frame + 26);
+    h->tx = tbrdma_get16(frame + 28);
     h->chan = frame[30];
-    h->pcrc = get32(frame + 32);
+    h->pcrc = tbrdma_get32(frame + 32);
 }
 
 /* Magic, version, type, flags, channel and reserved byte, then the header CRC. */
@@ -89,7 +67,7 @@ static int wire_header_sane(const uint8_t *frame, uint8_t chan)
     if (chan != frame[30] || 0 != frame[31]) {
         return 0;
     }
-    return get32(frame + 36) == tbrdma_crc32c(frame, WIRE_HCRC_SPAN);
+    return tbrdma_get32(frame + 36) == tbrdma_crc32c(frame, WIRE_HCRC_SPAN);
 }
 
 tbrdma_frame_verdict_t tbrdma_wire_check(const uint8_t *frame, uint32_t byte_len, uint8_t chan,

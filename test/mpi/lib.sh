@@ -290,3 +290,62 @@ mt_stat()
 {
     grep -o "[0-9]* $1" "$MT_OUT" | awk '{s += $1} END {print s + 0}'
 }
+
+# ---- a long job to break: tb_ring in the background (liveness.sh, stripe.sh) -------------------
+MT_JOB_PID=
+MT_LIMIT=15 # seconds from a fault to the end of the job
+
+# mt_job_stop: kills the background job (its launcher; tbcluster down ends what is left).
+mt_job_stop()
+{
+    [ -n "$MT_JOB_PID" ] && kill -KILL "$MT_JOB_PID" 2>/dev/null
+    MT_JOB_PID=
+}
+
+# mt_ring_start NAME NP [TB_RING-ARGS...]: tb_ring over tbrdma (btl self,tbrdma, one rank per
+# Mac) in the background (MT_JOB_PID, output in $MT_OUT); waits until it runs.
+mt_ring_start()
+{
+    local np=$2
+    MT_OUT=$TC_TMP/$1.out
+    : >"$MT_OUT"
+    mt_launch "$np" 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
+        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "${MT_MESH_ARGS[@]}" \
+        "$MT_BIN/tb_ring" "${@:3}" >"$MT_OUT" 2>&1 &
+    MT_JOB_PID=$!
+    for _ in $(seq 600); do
+        grep -q "tbtest ring: running" "$MT_OUT" && return 0
+        kill -0 "$MT_JOB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    fail "$1: the job did not start"
+    sed 's/^/    | /' "$MT_OUT" | head -20
+    return 1
+}
+
+# mt_await_end CASE T0 REGEX: the background job ends non-zero within MT_LIMIT s of T0 (the
+# fault), its output matching REGEX; else it is stopped (MT_JOB_STOP, default mt_job_stop).
+mt_await_end()
+{
+    local name=$1 t0=$2 rc secs
+    for _ in $(seq $((MT_LIMIT * 10 + 100))); do
+        kill -0 "$MT_JOB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+    if kill -0 "$MT_JOB_PID" 2>/dev/null; then
+        fail "$name: the job still runs ${secs} s after the fault"
+        "${MT_JOB_STOP:-mt_job_stop}"
+        return 1
+    fi
+    wait "$MT_JOB_PID"
+    rc=$?
+    MT_JOB_PID=
+    check "$name: mpirun ended with exit $rc (non-zero) ${secs} s after the fault (limit $MT_LIMIT s)" \
+        awk -v s="$secs" -v r="$rc" -v l="$MT_LIMIT" 'BEGIN {exit !(r != 0 && s <= l)}'
+    if ! check_grep "$name: the message names the lost peer and the cable" "$MT_OUT" "$3"; then
+        grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
+    fi
+    sleep 1 # the launcher's last kills
+}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # startup.sh FLAVOUR: what tbrdma decides when a job starts, on simulated Macs.
 #   budget  3 ranks per Mac need 3 x 3 x 2 = 18 queue pairs per cable end, over Apple's 10: the
-#           job is refused at start-up, quickly, with one message stating the budget, the count
-#           needed and what to do; nothing is left held.
-#   double  two cables join mac-a and mac-b: both ends agree which queue pairs are on which
-#           cable (a disagreement cannot connect), the job is correct, and the pair's traffic
-#           runs on one of the two cables, the same one in both directions.
+#           job is refused at start-up, quickly, with one message per device stating the budget,
+#           the count needed and what to do (each of the two cables between mac-a and mac-b is
+#           counted on its own device); nothing is left held.
+#   double  two cables join mac-a and mac-b, striping off (btl_tbrdma_stripe 0): the job is
+#           correct, and the pair's traffic runs on one of the two cables, the same one in both
+#           directions, while the other stays idle (test/mpi/stripe.sh tests striping on).
 set -uo pipefail
 MT_VARIANT="budget, two cables"
 . "$(dirname "$0")/lib.sh"
@@ -25,12 +26,14 @@ secs=$(($(date +%s) - t0))
 check "budget: 3 ranks per Mac refused (mpirun exit $rc) in $secs s" test "$rc" -ne 0 -a "$secs" -le 60
 check_grep "budget: the message states the need, the budget and the fix" "$MT_OUT" \
     'needs 18 queue pairs for this job \(3 ranks on mac-. x 3 ranks on mac-. x 2 queue pairs per pair of ranks\) but the budget is 10 per device.*run at most 2 ranks per Mac'
+check_grep "budget: the second cable to mac-b is counted on its own device" "$MT_OUT" \
+    'host mac-a: device rdma_en3 \(interface en3, cable to mac-b\) needs 18 queue pairs'
 check_nogrep "budget: no rank ran" "$MT_OUT" "tbtest ring: rank .* OK"
 mt_nothing_held "budget: after the refusal"
 
 # double: 4 ranks, one per Mac.
 mt_counters "$TC_TMP/before"
-mt_run double 4 1 -- tb_ring 2
+mt_run double 4 1 --mca btl_tbrdma_stripe 0 -- tb_ring 2
 mt_counters "$TC_TMP/after"
 # per mac-a device: messages sent and received during the job
 ab=$(join <(sort "$TC_TMP/before" | awk '{print $2, $4, $8}') \

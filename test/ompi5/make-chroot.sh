@@ -71,6 +71,16 @@ run_debootstrap()
     fi
 }
 
+# Print the packages of TBRDMA_CHROOT_PACKAGES not installed in the chroot $1.
+missing_packages()
+{
+    local root=$1 pkg
+    for pkg in $(echo "$TBRDMA_CHROOT_PACKAGES" | tr , ' '); do
+        dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Status}' "$pkg" 2>/dev/null \
+            | grep -q 'install ok installed' || echo "$pkg"
+    done
+}
+
 # Run a command inside the chroot $1 with a clean environment.
 in_root()
 {
@@ -94,17 +104,6 @@ fix_packages()
         $(echo "$TBRDMA_CHROOT_PACKAGES" | tr , ' ') \
         || ompi5_die "installing $TBRDMA_CHROOT_PACKAGES in the chroot failed"
     in_root "$root" apt-get clean
-}
-
-# Print the packages of TBRDMA_CHROOT_PACKAGES that the chroot at $1 does not have installed.
-missing_packages()
-{
-    local p
-    for p in $(echo "$TBRDMA_CHROOT_PACKAGES" | tr , ' '); do
-        awk -v p="$p" '$1 == "Package:" { pkg = $2 }
-            $1 == "Status:" && pkg == p && / installed$/ { found = 1 }
-            END { exit !found }' "$1/var/lib/dpkg/status" || echo "$p"
-    done
 }
 
 # Print the headers opal_config.h (under include dir $1) names as component implementation
@@ -211,12 +210,13 @@ main()
     root=$(realpath -m "${1:-$(ompi5_chroot_dir)}")
     if [ -f "$root/$TBRDMA_CHROOT_STAMP" ]; then
         # A chroot stamped by an older make-chroot.sh may lack the header repair or packages
-        # added to the list since: then the apt step runs again.
+        # added to TBRDMA_CHROOT_PACKAGES since; without the stamp, the build resumes at apt.
         if [ -z "$(missing_opal_headers "$root$OMPI5_INCLUDE")" ] \
             && [ -z "$(missing_packages "$root")" ]; then
             echo "make-chroot: $root is ready ($(cat "$root/$TBRDMA_CHROOT_STAMP")), nothing to do"
             exit 0
         fi
+        echo "make-chroot: $root lacks:" $(missing_packages "$root") "(completing it)"
         rm -f "$root/$TBRDMA_CHROOT_STAMP"
     fi
     ompi5_require_root

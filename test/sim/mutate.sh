@@ -65,9 +65,14 @@ fault_latched        sim_faults    exactly the 100 messages sent before the chan
 corrupt_ignored      sim_faults    all 100 arrive with success status and changed bytes
 delay_ignored        sim_faults    no round trip shorter than 2 x 300000 us
 down_delivers        sim_linkdown  only the 100 sent before the pull arrive
+link_off             sim_link      on (4 us, 8 Gbit/s): 8 B: no half round trip shorter than the model's
+link_duplex_shared   sim_link      both directions of c1 at once: a->b at the cable's rate
+link_cables_shared   sim_link      c1 and c2 at once, a->b: c1 keeps its own rate
+link_latched         sim_link      the rate changed while the stream was paused holds for the rest
 crash_release        sim_limits    the dead process's 4 QPs still count: the 7th QP fails with EBUSY
 dereg_keeps_slot     sim_pingpong  p2p: no QP or MR slot is held once both programs exited
 counters_rx_bytes    sim_pingpong  p2p: mac-a:rdma_en2 counted 200 messages of 64 B sent and received
+pin_ignored          sim_limits    a send from a range mapped again after its registration carries the old pages
 TABLE
 )
 
@@ -104,7 +109,7 @@ build_mutant()
     mkdir -p "$dir/.libs" || return 1
     # shellcheck disable=SC2086 # flag lists
     $cc $cflags $vis -fPIC -shared "${def[@]}" -o "$dir/.libs/libtbsim.so" \
-        "$SIM_SRC"/libtbsim/tbsim_{shm,net,verbs,data}.c || return 1
+        "$SIM_SRC"/libtbsim/tbsim_{shm,net,verbs,data,link,pin}.c || return 1
     # shellcheck disable=SC2086
     $cc $cflags "${def[@]}" -o "$dir/tbsimctl" "$SIM_SRC/tbsimctl.c" \
         "$SIM_SRC/libtbsim/tbsim_shm.c" || return 1

@@ -3,6 +3,8 @@
  *   init                      create the fabric from $TBSIM_DIR/topology (tbcluster up)
  *   destroy                   remove the fabric and every QP receive file (tbcluster down)
  *   fault <cable> [drop=P] [corrupt=P] [delay_us=N] [seed=N]   change a cable's faults live
+ *   link <cable>|all [on|off] [rate_gbps=G] [latency_us=U]   change the link model live
+ *                             (on: 8 Gbit/s and 4 us per direction; off, the default: 0 and 0)
  *   rdma <host> on|off        RDMA enablement of a host (Apple: rdma_ctl enable/disable)
  *   reclaim                   free the QP and MR slots of processes that no longer exist
  *   show                      print hosts, cables, faults, devices and their QP/MR use
@@ -26,6 +28,7 @@ static int usage(void)
             "usage: tbsimctl init | destroy | show | reclaim | counters | held\n"
             "       tbsimctl fault <cable-id> [drop=P] [corrupt=P] [delay_us=N] "
             "[seed=N]\n"
+            "       tbsimctl link <cable-id>|all [on|off] [rate_gbps=G] [latency_us=U]\n"
             "       tbsimctl rdma <host> on|off\n"
             "state directory: $TBSIM_DIR (default %s)\n",
             TBSIM_DIR_DEFAULT);
@@ -103,6 +106,76 @@ static int cmd_fault(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (0 != fault_one(&fab->cables[c].fault, argv[i])) {
             return 2;
+        }
+    }
+    return 0;
+}
+
+/* A number >= 0 and <= max (decimals allowed), times scale, rounded. */
+static int parse_scaled(const char *s, double scale, double max, uint64_t *v)
+{
+    char *end;
+    double x = strtod(s, &end);
+
+    if (end == s || '\0' != *end || !(x >= 0.0 && x <= max)) {
+        return -1;
+    }
+    *v = (uint64_t) (x * scale + 0.5);
+    return 0;
+}
+
+static int link_one(struct tbsim_linkmodel *l, const char *kv)
+{
+    uint64_t v;
+
+    if (0 == strcmp(kv, "on") || 0 == strcmp(kv, "off")) {
+        int on = 0 == strcmp(kv, "on");
+
+        atomic_store(&l->rate_bps, on ? TBSIM_LINK_ON_RATE_BPS : 0);
+        atomic_store(&l->latency_ns, on ? TBSIM_LINK_ON_LATENCY_NS : 0);
+    } else if (0 == strncmp(kv, "rate_gbps=", 10) && 0 == parse_scaled(kv + 10, 1e9, 1e6, &v)) {
+        atomic_store(&l->rate_bps, v);
+    } else if (0 == strncmp(kv, "latency_us=", 11) && 0 == parse_scaled(kv + 11, 1e3, 1e9, &v)) {
+        atomic_store(&l->latency_ns, v);
+    } else {
+        fprintf(stderr, "tbsimctl: link: bad setting '%s'\n", kv);
+        return -1;
+    }
+    return 0;
+}
+
+/* Settings are checked on a copy first, so a bad one changes nothing. */
+static int cmd_link(int argc, char **argv)
+{
+    struct tbsim_fabric *fab;
+    struct tbsim_linkmodel scratch = {0, 0};
+    int all;
+    int c;
+
+    if (argc < 2) {
+        return usage();
+    }
+    for (int i = 1; i < argc; i++) {
+        if (0 != link_one(&scratch, argv[i])) {
+            return 2;
+        }
+    }
+    fab = map_or_say();
+    if (NULL == fab) {
+        return 1;
+    }
+    all = 0 == strcmp(argv[0], "all");
+    c = all ? 0 : tbsim_cable_find(fab, argv[0]);
+    if (c < 0) {
+        fprintf(stderr, "tbsimctl: link: no cable %s\n", argv[0]);
+        return 1;
+    }
+    for (; c < (int) fab->ncables; c++) {
+        for (int i = 1; i < argc; i++) {
+            link_one(&fab->cables[c].model, argv[i]);
+        }
+        if (!all) {
+            break;
         }
     }
     return 0;
@@ -282,11 +355,13 @@ static int cmd_show(void)
     for (uint32_t c = 0; c < fab->ncables; c++) {
         struct tbsim_cable *cb = &fab->cables[c];
 
-        printf("cable %s %s:%s <-> %s:%s drop=%.6f corrupt=%.6f delay_us=%u seed=%llu\n", cb->id,
-               fab->hosts[cb->host[0]].name, cb->ifname[0], fab->hosts[cb->host[1]].name,
+        printf("cable %s %s:%s <-> %s:%s drop=%.6f corrupt=%.6f delay_us=%u seed=%llu "
+               "rate_gbps=%.3f latency_us=%.3f\n",
+               cb->id, fab->hosts[cb->host[0]].name, cb->ifname[0], fab->hosts[cb->host[1]].name,
                cb->ifname[1], atomic_load(&cb->fault.drop_ppm) / (double) TBSIM_PPM,
                atomic_load(&cb->fault.corrupt_ppm) / (double) TBSIM_PPM,
-               atomic_load(&cb->fault.delay_us), (unsigned long long) atomic_load(&cb->fault.seed));
+               atomic_load(&cb->fault.delay_us), (unsigned long long) atomic_load(&cb->fault.seed),
+               atomic_load(&cb->model.rate_bps) / 1e9, atomic_load(&cb->model.latency_ns) / 1e3);
     }
     for (uint32_t d = 0; d < 2 * fab->ncables; d++) {
         show_dev(fab, (int) d);
@@ -313,6 +388,9 @@ int main(int argc, char **argv)
     }
     if (0 == strcmp(argv[1], "fault")) {
         return cmd_fault(argc - 2, argv + 2);
+    }
+    if (0 == strcmp(argv[1], "link")) {
+        return cmd_link(argc - 2, argv + 2);
     }
     if (0 == strcmp(argv[1], "rdma")) {
         return cmd_rdma(argc - 2, argv + 2);

@@ -30,12 +30,13 @@ static tbrdma_conn_entry_t entries[3] = {
      .depth = {48, 16},
      .bulk_frames = 16},
     {.peer_jobid = 0x11223344u,
-     .peer_vpid = 9,
+     .peer_vpid = 3,
      .conn_id = 3,
      .qpn = {0xffffff, 1},
      .psn = 0,
      .depth = {63, 2},
-     .bulk_frames = 256},
+     .bulk_frames = 256,
+     .stripe = 1},
 };
 
 static size_t encode(const tbrdma_conn_record_t *rec, uint8_t *buf, size_t cap)
@@ -59,8 +60,10 @@ static void test_conn_roundtrip(void)
     CU_ASSERT(0 == tbrdma_conn_decode(buf, used, &out));
     CU_ASSERT(3 == out.nentries && TBRDMA_CONN_FLAG_CSUM == out.flags && 0 == out.status);
     CU_ASSERT(0 == memcmp(entries, out.entries, sizeof(entries)));
-    CU_ASSERT(&out.entries[1] == tbrdma_conn_find(&out, 0x11223344u, 3));
-    CU_ASSERT(NULL == tbrdma_conn_find(&out, 0x11223344u, 2));
+    CU_ASSERT(&out.entries[1] == tbrdma_conn_find(&out, 0x11223344u, 3, 0));
+    CU_ASSERT(&out.entries[2] == tbrdma_conn_find(&out, 0x11223344u, 3, 1)); /* its 2nd cable */
+    CU_ASSERT(NULL == tbrdma_conn_find(&out, 0x11223344u, 3, 2));
+    CU_ASSERT(NULL == tbrdma_conn_find(&out, 0x11223344u, 2, 0));
     tbrdma_conn_record_free(&out);
 }
 
@@ -77,7 +80,7 @@ static void test_conn_failed_publisher(void)
 
 static void test_conn_exact_bytes(void)
 {
-    static const uint8_t want[48] = {0x54, 0x42, 0x43, 0x4e, 0,    1,    1,    0,    0, 0,  0, 48,
+    static const uint8_t want[48] = {0x54, 0x42, 0x43, 0x4e, 0,    2,    1,    0,    0, 0,  0, 48,
                                      0,    0,    0,    1,    0x11, 0x22, 0x33, 0x44, 0, 0,  0, 1,
                                      0xa1, 0xa2, 0xa3, 0xa4, 0,    0,    0,    0x17, 0, 0,  0, 0x18,
                                      0,    0,    0,    7,    0,    48,   0,    16,   0, 16, 0, 0};
@@ -86,6 +89,9 @@ static void test_conn_exact_bytes(void)
 
     CU_ASSERT(48 == encode(&in, buf, sizeof(buf)));
     CU_ASSERT(0 == memcmp(want, buf, sizeof(want)));
+    in.entries = &entries[2]; /* the stripe is the entry's last field */
+    CU_ASSERT(48 == encode(&in, buf, sizeof(buf)));
+    CU_ASSERT(0 == buf[46] && 1 == buf[47]);
 }
 
 static void test_conn_hostile_input(void)
@@ -113,7 +119,7 @@ static void test_conn_hostile_input(void)
     }
     CU_ASSERT(0 == accepted);
     memcpy(bad, buf, used);
-    bad[5] = 2;
+    bad[5] = 1; /* version 1 did not name cables */
     CU_ASSERT(-EPROTONOSUPPORT == tbrdma_conn_decode(bad, used, &out));
     CU_ASSERT(-ENOSPC == tbrdma_conn_encode(&in, bad, used - 1, &used));
 }

@@ -250,6 +250,67 @@ static void test_doctor_solver_last(void)
     assert_one_problem("mesh-unresolved", -1, "host mac-c is listed twice");
 }
 
+/* The JSON report of cl, parsed (the caller frees it). */
+static tbrdma_json_doc_t *report_json(char *text)
+{
+    tbrdma_json_doc_t *doc = NULL;
+    char err[256];
+    FILE *f = tmpfile();
+    size_t n;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    doc_report_json(&cl, 0, f);
+    rewind(f);
+    n = fread(text, 1, SAMPLE_MAX - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(tbrdma_json_parse(text, &doc, err, sizeof(err)), 0);
+    return doc;
+}
+
+/*
+ * The JSON's "mesh_file": null without one; with one, its path and every cable it names, a host
+ * of the cluster by the name it calls itself (mac-a.local is mac-a), another host as written.
+ */
+static void check_json_mesh_file(char *text)
+{
+    tbrdma_mesh_spec_t *spec = calloc(1, sizeof(*spec));
+    tbrdma_json_doc_t *doc;
+    int mf, first, a, b;
+    char err[256];
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(spec);
+    doc = report_json(text);
+    CU_ASSERT_EQUAL(tbrdma_json_kind(doc, tbrdma_json_member(doc, 0, "mesh_file")),
+                    TBRDMA_JSON_NULL);
+    tbrdma_json_free(doc);
+    CU_ASSERT_EQUAL_FATAL(tbrdma_mesh_spec_parse("mac-a.local:rdma_en2 mac-x:rdma_en9\n"
+                                                 "mac-b:rdma_en3 mac-c:rdma_en2\n",
+                                                 spec, err, sizeof(err)),
+                          0);
+    cl.spec = spec;
+    cl.spec_path = "/tmp/mesh.txt";
+    doc = report_json(text);
+    mf = tbrdma_json_member(doc, 0, "mesh_file");
+    CU_ASSERT_EQUAL_FATAL(tbrdma_json_kind(doc, mf), TBRDMA_JSON_OBJECT);
+    CU_ASSERT_STRING_EQUAL(tbrdma_json_string(doc, tbrdma_json_member(doc, mf, "path")),
+                           "/tmp/mesh.txt");
+    first = tbrdma_json_first(doc, tbrdma_json_member(doc, mf, "cables"));
+    a = tbrdma_json_member(doc, first, "a");
+    b = tbrdma_json_member(doc, first, "b");
+    CU_ASSERT_STRING_EQUAL(tbrdma_json_string(doc, tbrdma_json_member(doc, a, "host")), "mac-a");
+    CU_ASSERT_STRING_EQUAL(tbrdma_json_string(doc, tbrdma_json_member(doc, a, "device")),
+                           "rdma_en2");
+    CU_ASSERT_STRING_EQUAL(tbrdma_json_string(doc, tbrdma_json_member(doc, b, "host")), "mac-x");
+    CU_ASSERT_STRING_EQUAL(tbrdma_json_string(doc, tbrdma_json_member(doc, b, "device")),
+                           "rdma_en9");
+    CU_ASSERT_NOT_EQUAL(tbrdma_json_next(doc, first), -1);
+    CU_ASSERT_EQUAL(tbrdma_json_next(doc, tbrdma_json_next(doc, first)), -1);
+    tbrdma_json_free(doc);
+    cl.spec = NULL;
+    free(spec);
+}
+
 static void test_doctor_json_and_files(void)
 {
     char dir[] = "/tmp/test_doctor.XXXXXX", path[256], *text = malloc(SAMPLE_MAX);
@@ -264,15 +325,10 @@ static void test_doctor_json_and_files(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(spec);
     load_samples();
     CU_ASSERT_EQUAL(run_checks(), 0);
-    f = tmpfile();
-    doc_report_json(&cl, 0, f);
-    rewind(f);
-    n = fread(text, 1, SAMPLE_MAX - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    CU_ASSERT_EQUAL_FATAL(tbrdma_json_parse(text, &doc, err, sizeof(err)), 0);
+    doc = report_json(text);
     CU_ASSERT_EQUAL(tbrdma_json_kind(doc, tbrdma_json_member(doc, 0, "ready")), TBRDMA_JSON_TRUE);
     tbrdma_json_free(doc);
+    check_json_mesh_file(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     snprintf(path, sizeof(path), "%s/mlx.json", dir);
     files.mlx_hostfile = path;

@@ -91,6 +91,21 @@ static void test_hostlist_mlx_hostfile(void)
     CU_ASSERT_STRING_EQUAL(list.hosts[3].ipv4, "");
 }
 
+/* MLX's launcher also takes the hosts as a bare JSON list (no "backend", no "hosts"). */
+static void test_hostlist_mlx_bare_list(void)
+{
+    static const char text[] =
+        " [{\"ssh\": \"mac-a\", \"ips\": [\"10.0.0.1\"], \"rdma\": [null, "
+        "\"rdma_en2\"]}, {\"ssh\": \"mac-b\", \"rdma\": [\"rdma_en2\", null]}]";
+
+    CU_ASSERT_EQUAL_FATAL(tbrdma_hostlist_parse(text, &list, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(list.nhosts, 2);
+    CU_ASSERT_STRING_EQUAL(list.hosts[0].ipv4, "10.0.0.1");
+    CU_ASSERT_STRING_EQUAL(list.hosts[1].name, "mac-b");
+    CU_ASSERT_NOT_EQUAL(tbrdma_hostlist_parse("[1, 2]", &list, err, sizeof(err)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no \"ssh\" host name"));
+}
+
 /* 3 Macs: a-b joined by two cables (listed with mac-b's end first), a-c, b-c. */
 static void make_cluster(void)
 {
@@ -227,6 +242,7 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_hostlist_errors),
     TBRDMA_UT_TEST(test_hostlist_arg_and_find),
     TBRDMA_UT_TEST(test_hostlist_mlx_hostfile),
+    TBRDMA_UT_TEST(test_hostlist_mlx_bare_list),
     TBRDMA_UT_TEST(test_write_ompi_hostfile),
     TBRDMA_UT_TEST(test_write_mesh_file_round_trip),
     TBRDMA_UT_TEST(test_write_mlx_hostfile),

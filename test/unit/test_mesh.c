@@ -1,8 +1,9 @@
 /*
  * Unit tests of plugin/core/tbrdma_mesh.c (tbrdma_mesh_solve, tbrdma_mesh_describe): full
  * meshes of 2..8 hosts addressed with one /30 per cable as MLX's mlx.distributed_config does,
- * missing cables, duplicate cables, link-local addressing with and without a mesh spec (ours
- * and MLX's hostfile), a spec naming an unknown device, and the error buffer contract.
+ * missing cables, duplicate and crossed cables (their order, the same on both ends), link-local
+ * addressing with and without a mesh spec (ours and MLX's hostfile), a spec naming an unknown
+ * device, and the error buffer contract.
  */
 #include "tbrdma_gid.h"
 #include "tbrdma_mesh.h"
@@ -131,7 +132,8 @@ static void check_links(int n, const int *skip)
             }
             device_name(j, want_i, sizeof(want_i));
             device_name(i, want_j, sizeof(want_j));
-            CU_ASSERT(1 == l->ncables);
+            CU_ASSERT(1 == l->ncables && 1 == l->nstripes);
+            CU_ASSERT(l->ports[0] == l->port && l->peer_ports[0] == l->peer_port);
             CU_ASSERT(port_index(&hosts[i], want_i) == l->port);
             CU_ASSERT(port_index(&hosts[j], want_j) == l->peer_port);
         }
@@ -186,7 +188,22 @@ static void test_mesh_solve_missing_several(void)
     check_links(5, skip);
 }
 
-/* Two cables between mac-a and mac-b; the one with mac-a's lowest device name wins. */
+/* Both ends list the cables of every pair in one order: link[i][j] mirrors link[j][i]. */
+static void check_stripes_mirror(int n)
+{
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            const tbrdma_mesh_link_t *l = &mesh.link[i][j], *r = &mesh.link[j][i];
+
+            CU_ASSERT(l->nstripes == r->nstripes);
+            for (int k = 0; k < l->nstripes; k++) {
+                CU_ASSERT(l->ports[k] == r->peer_ports[k] && l->peer_ports[k] == r->ports[k]);
+            }
+        }
+    }
+}
+
+/* Two cables between mac-a and mac-b, ordered by mac-a's device names: rdma_en3 first. */
 static void test_mesh_solve_duplicate_cables(void)
 {
     int a5, a3, b2, b4;
@@ -199,13 +216,15 @@ static void test_mesh_solve_duplicate_cables(void)
     b4 = host_add_port(&hosts[1], "rdma_en4", 0xc0a80006u, 30); /* with mac-a rdma_en3 */
     CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
     CU_ASSERT(2 == mesh.link[0][1].ncables && 2 == mesh.link[1][0].ncables);
+    CU_ASSERT(2 == mesh.link[0][1].nstripes && 2 == mesh.link[1][0].nstripes);
     CU_ASSERT(a3 == mesh.link[0][1].port && b4 == mesh.link[0][1].peer_port);
     CU_ASSERT(b4 == mesh.link[1][0].port && a3 == mesh.link[1][0].peer_port);
-    (void) a5;
-    (void) b2;
+    CU_ASSERT(a3 == mesh.link[0][1].ports[0] && a5 == mesh.link[0][1].ports[1]);
+    CU_ASSERT(b4 == mesh.link[0][1].peer_ports[0] && b2 == mesh.link[0][1].peer_ports[1]);
+    check_stripes_mirror(2);
 }
 
-/* The same choice when the hosts are passed in the other order. */
+/* The same order when the hosts are passed in the other order. */
 static void test_mesh_solve_duplicate_cables_order_independent(void)
 {
     tbrdma_modex_t a;
@@ -217,6 +236,63 @@ static void test_mesh_solve_duplicate_cables_order_independent(void)
     CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
     CU_ASSERT_STRING_EQUAL(hosts[1].ports[mesh.link[1][0].port].device, "rdma_en3");
     CU_ASSERT_STRING_EQUAL(hosts[0].ports[mesh.link[0][1].port].device, "rdma_en4");
+    CU_ASSERT_STRING_EQUAL(hosts[1].ports[mesh.link[1][0].ports[1]].device, "rdma_en5");
+    CU_ASSERT_STRING_EQUAL(hosts[0].ports[mesh.link[0][1].ports[1]].device, "rdma_en2");
+    check_stripes_mirror(2);
+}
+
+/*
+ * Crossed cabling: cable 1 joins mac-a en2 to mac-b en3, cable 2 mac-a en3 to mac-b en2. Each
+ * host ordering its own device names would cross the cables (mac-b would put en2 first); both
+ * must list cable 1 first, and the same when each host publishes its ports in another order.
+ */
+static void test_mesh_solve_crossed_cables(void)
+{
+    for (int order = 0; order < 2; order++) {
+        int a2, a3, b2, b3;
+
+        host_init(&hosts[0], "mac-a");
+        host_init(&hosts[1], "mac-b");
+        if (0 == order) {
+            a2 = host_add_port(&hosts[0], "rdma_en2", 0xc0a80001u, 30);
+            a3 = host_add_port(&hosts[0], "rdma_en3", 0xc0a80005u, 30);
+            b2 = host_add_port(&hosts[1], "rdma_en2", 0xc0a80006u, 30);
+            b3 = host_add_port(&hosts[1], "rdma_en3", 0xc0a80002u, 30);
+        } else {
+            b3 = host_add_port(&hosts[1], "rdma_en3", 0xc0a80002u, 30);
+            b2 = host_add_port(&hosts[1], "rdma_en2", 0xc0a80006u, 30);
+            a3 = host_add_port(&hosts[0], "rdma_en3", 0xc0a80005u, 30);
+            a2 = host_add_port(&hosts[0], "rdma_en2", 0xc0a80001u, 30);
+        }
+        CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
+        CU_ASSERT(a2 == mesh.link[0][1].ports[0] && b3 == mesh.link[0][1].peer_ports[0]);
+        CU_ASSERT(a3 == mesh.link[0][1].ports[1] && b2 == mesh.link[0][1].peer_ports[1]);
+        CU_ASSERT(b3 == mesh.link[1][0].ports[0] && a2 == mesh.link[1][0].peer_ports[0]);
+        CU_ASSERT(b2 == mesh.link[1][0].ports[1] && a3 == mesh.link[1][0].peer_ports[1]);
+        check_stripes_mirror(2);
+    }
+}
+
+/* Six cables between two Macs: all counted, the first TBRDMA_MESH_MAX_STRIPES by name listed. */
+static void test_mesh_solve_stripes_capped(void)
+{
+    static const char *names[] = {"rdma_en7", "rdma_en2", "rdma_en6",
+                                  "rdma_en3", "rdma_en5", "rdma_en4"};
+    char want[TBRDMA_NAME_MAX];
+
+    host_init(&hosts[0], "mac-a");
+    host_init(&hosts[1], "mac-b");
+    for (int c = 0; c < 6; c++) {
+        host_add_port(&hosts[0], names[c], 0xc0a80001u + 4u * (uint32_t) c, 30);
+        host_add_port(&hosts[1], names[5 - c], 0xc0a80002u + 4u * (uint32_t) c, 30);
+    }
+    CU_ASSERT(0 == tbrdma_mesh_solve(hosts, 2, NULL, &mesh, err, sizeof(err)));
+    CU_ASSERT(6 == mesh.link[0][1].ncables && TBRDMA_MESH_MAX_STRIPES == mesh.link[0][1].nstripes);
+    for (int k = 0; k < TBRDMA_MESH_MAX_STRIPES; k++) {
+        snprintf(want, sizeof(want), "rdma_en%d", 2 + k);
+        CU_ASSERT_STRING_EQUAL(hosts[0].ports[mesh.link[0][1].ports[k]].device, want);
+    }
+    check_stripes_mirror(2);
 }
 
 static void test_mesh_solve_linklocal_without_spec(void)
@@ -540,7 +616,8 @@ static void test_mesh_describe_duplicate(void)
 
     test_mesh_solve_duplicate_cables();
     tbrdma_mesh_describe(hosts, &mesh, text, sizeof(text));
-    CU_ASSERT_STRING_EQUAL(text, "mac-a rdma_en3 <-> mac-b rdma_en4 (1 of 2 cables)\n");
+    CU_ASSERT_STRING_EQUAL(text, "mac-a rdma_en3 <-> mac-b rdma_en4 (cable 1 of 2)\n"
+                                 "mac-a rdma_en5 <-> mac-b rdma_en2 (cable 2 of 2)\n");
 }
 
 static const tbrdma_ut_test_t tests[] = {
@@ -550,6 +627,8 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_mesh_solve_missing_several),
     TBRDMA_UT_TEST(test_mesh_solve_duplicate_cables),
     TBRDMA_UT_TEST(test_mesh_solve_duplicate_cables_order_independent),
+    TBRDMA_UT_TEST(test_mesh_solve_crossed_cables),
+    TBRDMA_UT_TEST(test_mesh_solve_stripes_capped),
     TBRDMA_UT_TEST(test_mesh_solve_linklocal_without_spec),
     TBRDMA_UT_TEST(test_mesh_solve_linklocal_two_hosts),
     TBRDMA_UT_TEST(test_mesh_solve_same_host_subnet),

@@ -142,6 +142,18 @@ static void test_mesh_spec_parse_mlx_arrays(void)
     CU_ASSERT(has_cable("mac-b", "rdma_en6", "mac-c", "rdma_en/7"));
 }
 
+/* The same hosts as a bare JSON list, which MLX's launcher also takes. */
+static void test_mesh_spec_parse_mlx_bare_list(void)
+{
+    static const char text[] = "\n[{\"ssh\": \"mac-a\", \"rdma\": [null, \"rdma_en2\"]},"
+                               " {\"ssh\": \"mac-b\", \"rdma\": [\"rdma_en3\", null]}]";
+
+    CU_ASSERT(0 == tbrdma_mesh_spec_parse(text, &spec, err, sizeof(err)));
+    CU_ASSERT(1 == spec.ncables);
+    CU_ASSERT(has_cable("mac-a", "rdma_en2", "mac-b", "rdma_en3"));
+    assert_parse_fails("[\"mac-a\"]", "hostfile hosts[0]");
+}
+
 static void test_mesh_spec_parse_mlx_inconsistent(void)
 {
     assert_parse_fails("{\"hosts\": [{\"ssh\": \"a\", \"rdma\": [null, \"rdma_en2\"]},"
@@ -227,6 +239,7 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_mesh_spec_parse_line_errors),
     TBRDMA_UT_TEST(test_mesh_spec_parse_mlx_example),
     TBRDMA_UT_TEST(test_mesh_spec_parse_mlx_arrays),
+    TBRDMA_UT_TEST(test_mesh_spec_parse_mlx_bare_list),
     TBRDMA_UT_TEST(test_mesh_spec_parse_mlx_inconsistent),
     TBRDMA_UT_TEST(test_mesh_spec_parse_json_malformed),
     TBRDMA_UT_TEST(test_mesh_spec_parse_err_truncation),

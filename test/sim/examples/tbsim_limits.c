@@ -13,7 +13,9 @@
  *   of another frame count, or longer than the receive, fails the receive with
  *   IBV_WC_LOC_LEN_ERR and delivers nothing; a shorter send of the same frame count, and a
  *   16,773,120 B message, arrive whole with their byte_len); sends wait for the peer's
- *   receives (credits); unsignaled sends give no completion; a send's completion is held back.
+ *   receives (credits); unsignaled sends give no completion; a send's completion is held back;
+ *   with TBSIM_PIN=1 in the environment (libtbsim's model of pinned pages), a send from a range
+ *   mapped again after its registration carries the old pages.
  *
  *   tbsim_limits [-d dev] [-p tcp_port] [-o held] [server_host]
  *   tbsim_limits [-d dev] -k N
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define QP_LIMIT   10
@@ -562,6 +565,50 @@ static void check_send_cqe_held(struct ex_conn *c, struct ibv_mr *mr, int fd)
           "peer receive failed");
 }
 
+/*
+ * TBSIM_PIN=1 only (libtbsim's model of pinned pages): a region pins the pages it was registered
+ * on, so a send from its range after the application mapped new pages there (the same bytes
+ * written into them) carries the old pages, and the peer does not see the pattern.
+ */
+static void check_pinned(struct ex_conn *c, int fd)
+{
+    const char *what = "a send from a range mapped again after its registration carries the old "
+                       "pages (TBSIM_PIN)";
+    const size_t len = 2 * EX_FRAME;
+    uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct ibv_mr *mr = NULL;
+    struct peer_reply rep;
+    char detail[96];
+
+    if (MAP_FAILED == buf) {
+        check(0, what, strerror(errno));
+        return;
+    }
+    ex_pattern_fill(buf, len, 0);
+    mr = ibv_reg_mr(c->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+    if (NULL == mr
+        || MAP_FAILED
+               == mmap(buf, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                       -1, 0)) {
+        check(0, what, strerror(errno));
+        goto out_unmap;
+    }
+    ex_pattern_fill(buf, len, 0);
+    if (0 != peer_do(fd, OP_POST, EX_FRAME, &rep) || 0 != rep.status || !send_ok(c, mr, EX_FRAME)
+        || 0 != peer_do(fd, OP_WAIT, 0, &rep)) {
+        check(0, what, "the send or the peer's receive failed");
+        goto out_unmap;
+    }
+    snprintf(detail, sizeof(detail), "status %d, byte_len %u, the new pages' pattern %s",
+             rep.status, rep.byte_len, rep.intact ? "arrived" : "did not arrive");
+    check(IBV_WC_SUCCESS == rep.status && EX_FRAME == rep.byte_len && !rep.intact, what, detail);
+out_unmap:
+    if (NULL != mr) {
+        ibv_dereg_mr(mr);
+    }
+    munmap(buf, len);
+}
+
 /* The checks on this host alone that need no MR (the MR limit counts every MR). */
 static void client_limits(struct ex_conn *c)
 {
@@ -606,6 +653,9 @@ static int client(struct ex_conn *c, int fd, const struct ex_dest *peer)
     }
     check_bad_sends(c, mr, big);
     check_frames(c, big, fd);
+    if (NULL != getenv("TBSIM_PIN") && 0 == strcmp(getenv("TBSIM_PIN"), "1")) {
+        check_pinned(c, fd);
+    }
     check_unsignaled(c, mr, fd);
     check_send_cqe_held(c, mr, fd);
     check_credits(c, mr, fd);

@@ -8,13 +8,17 @@
  *
  * Without server_host it is the server. The client's -s, -n and -m apply to both sides; -r
  * (the size of this side's receives, default -s) is local, to break the frame rule on purpose.
- * pingpong: round trips, prints latency and bandwidth; each side checks every receive's byte_len
+ * pingpong: round trips, prints latency and bandwidth (the means), then the least and the median
+ * half round trip; each side checks every receive's byte_len
  * and the client checks that every echo holds all the bytes it sent (a pattern that changes with
  * the round, so stale bytes of an earlier round show).
  * stream: the client sends n messages (each carries its sequence number and a hash of all its
  * bytes); the server counts what arrived, what was corrupted (hash or byte_len wrong) and the
  * error completions, lists the sequence numbers that never arrived intact ("lost seq:"), and
- * both print the totals (used by the fault tests: a dropped message gives no error completion).
+ * both print the totals (used by the fault tests: a dropped message gives no error completion),
+ * and the receive rate: bytes over the time from the first arrival to the last (what the cable
+ * carried; the client's "MB/s sent" also counts the sends still on their way), and the same over
+ * the second half of the arrivals (after a -P pause: what a changed link model allows).
  * -P (stream client): after half the messages, wait for a line on stdin, so a test can pull the
  * cable. -x: no payload pattern, hash or content check (the bench: measures the transport, not
  * the check); byte_len is still checked.
@@ -59,6 +63,9 @@ struct totals {
     uint32_t a;
     uint32_t b;
     uint32_t c;
+    uint32_t pad;
+    double rx_mbps;  /* server: MB/s from the first arrival to the last (0: fewer than 2) */
+    double rx2_mbps; /* server: the same over the second half of the arrivals */
 };
 
 struct run {
@@ -66,6 +73,7 @@ struct run {
     struct ex_conn c;
     int fd;
     size_t slot;
+    uint32_t depth; /* buffer slots of each direction: EX_DEPTH, or fewer for fewer messages */
     uint8_t *sbuf;
     uint8_t *rbuf;
     struct ibv_mr *smr;
@@ -79,6 +87,9 @@ struct run {
     unsigned early_head;
     unsigned early_count;
     uint8_t *arrived; /* stream server: one flag per sequence number that arrived intact */
+    double t_first;   /* stream server: the first successful arrival, */
+    double t_half;    /* the one that starts the second half (index iters / 2), */
+    double t_last;    /* and the last */
 };
 
 static int usage(void)
@@ -178,7 +189,8 @@ static int buffers_setup(struct run *r)
     if (0 == r->slot) {
         r->slot = EX_FRAME;
     }
-    total = r->slot * EX_DEPTH;
+    r->depth = (r->o.iters < EX_DEPTH) ? r->o.iters : EX_DEPTH;
+    total = r->slot * r->depth;
     if (0 != posix_memalign((void **) &r->sbuf, EX_FRAME, total)
         || 0 != posix_memalign((void **) &r->rbuf, EX_FRAME, total)) {
         fprintf(stderr, "cannot allocate %zu bytes of buffers\n", 2 * total);
@@ -200,10 +212,21 @@ static int buffers_setup(struct run *r)
     return 0;
 }
 
+/* Message i's slot in the send and the receive buffer. */
+static uint8_t *sbuf_at(const struct run *r, uint64_t i)
+{
+    return r->sbuf + (i % r->depth) * r->slot;
+}
+
+static uint8_t *rbuf_at(const struct run *r, uint64_t i)
+{
+    return r->rbuf + (i % r->depth) * r->slot;
+}
+
 static int recv_post(struct run *r, uint32_t i)
 {
     uint32_t rsize = r->o.rsize ? r->o.rsize : r->o.size;
-    int rc = ex_post_recv(r->c.qp, r->rmr, r->rbuf + (i % EX_DEPTH) * r->slot, rsize, i);
+    int rc = ex_post_recv(r->c.qp, r->rmr, rbuf_at(r, i), rsize, i);
 
     if (0 != rc) {
         fprintf(stderr, "post_recv failed: %s (errno %d)\n", strerror(rc), rc);
@@ -213,7 +236,7 @@ static int recv_post(struct run *r, uint32_t i)
 
 static int send_post(struct run *r, uint32_t i, uint32_t len)
 {
-    int rc = ex_post_send(r->c.qp, r->smr, r->sbuf + (i % EX_DEPTH) * r->slot, len, i, NULL);
+    int rc = ex_post_send(r->c.qp, r->smr, sbuf_at(r, i), len, i, NULL);
 
     if (0 != rc) {
         fprintf(stderr, "post_send failed: %s (errno %d)\n", strerror(rc), rc);
@@ -292,7 +315,7 @@ static int len_ok(struct run *r, uint32_t i, uint32_t len)
 /* Round i's message: the pattern from offset 131 * i (unless -x), then i in the first bytes. */
 static void pingpong_fill(struct run *r, uint32_t i)
 {
-    uint8_t *s = r->sbuf + (i % EX_DEPTH) * r->slot;
+    uint8_t *s = sbuf_at(r, i);
 
     if (!r->o.nocheck) {
         ex_pattern_fill(s, r->o.size, 131u * i);
@@ -303,8 +326,8 @@ static void pingpong_fill(struct run *r, uint32_t i)
 /* The echo of round i holds every byte that round sent (unless -x). */
 static int echo_ok(struct run *r, uint32_t i)
 {
-    const uint8_t *sent = r->sbuf + (i % EX_DEPTH) * r->slot;
-    const uint8_t *echo = r->rbuf + (i % EX_DEPTH) * r->slot;
+    const uint8_t *sent = sbuf_at(r, i);
+    const uint8_t *echo = rbuf_at(r, i);
 
     for (uint32_t b = 0; !r->o.nocheck && b < r->o.size; b++) {
         if (echo[b] != sent[b]) {
@@ -316,36 +339,76 @@ static int echo_ok(struct run *r, uint32_t i)
     return 1;
 }
 
-static int pingpong_client(struct run *r)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a;
+    double y = *(const double *) b;
+
+    return (x > y) - (x < y);
+}
+
+/* The least and the median of the n half round trips (us); sorts them. */
+static void half_rtt_report(double *half_us, uint32_t n)
+{
+    qsort(half_us, n, sizeof(*half_us), cmp_double);
+    printf("uc_pingpong: half round trip min %.2f us, median %.2f us\n", half_us[0],
+           half_us[n / 2]);
+}
+
+/* One round: the post of the ping to the echo's arrival, in half_us (the fill and check aside).
+ * Not inlined: bench/instr_count.sh counts the instructions inside it. */
+__attribute__((noinline)) static int pingpong_round(struct run *r, uint32_t i, double *half_us)
 {
     uint32_t len = 0;
+    double t;
+
+    pingpong_fill(r, i);
+    t = ex_now();
+    if (0 != send_post(r, i, r->o.size) || 0 != round_wait(r, 1, 1, &len)) {
+        return -1;
+    }
+    *half_us = 0.5e6 * (ex_now() - t);
+    if (!len_ok(r, i, len) || !echo_ok(r, i)) {
+        return -1;
+    }
+    if (i + 1 < r->o.iters && 0 != recv_post(r, i + 1)) {
+        return -1;
+    }
+    return 0;
+}
+
+static int pingpong_client(struct run *r)
+{
+    double *half_us = calloc(r->o.iters, sizeof(*half_us));
     double t0;
     double dt;
+    int rc = -1;
 
-    if (0 != recv_post(r, 0)) {
+    if (NULL == half_us) {
+        fprintf(stderr, "cannot allocate %u round-trip times\n", r->o.iters);
         return -1;
+    }
+    if (0 != recv_post(r, 0)) {
+        goto free_times;
     }
     t0 = ex_now();
     for (uint32_t i = 0; i < r->o.iters; i++) {
-        pingpong_fill(r, i);
-        if (0 != send_post(r, i, r->o.size) || 0 != round_wait(r, 1, 1, &len)) {
-            return -1;
-        }
-        if (!len_ok(r, i, len) || !echo_ok(r, i)) {
-            return -1;
-        }
-        if (i + 1 < r->o.iters && 0 != recv_post(r, i + 1)) {
-            return -1;
+        if (0 != pingpong_round(r, i, &half_us[i])) {
+            goto free_times;
         }
     }
     dt = ex_now() - t0;
     printf("uc_pingpong: %u iters of %u B: rtt %.2f us, latency %.2f us, bandwidth %.2f MB/s\n",
            r->o.iters, r->o.size, 1e6 * dt / r->o.iters, 0.5e6 * dt / r->o.iters,
            2.0 * r->o.size * r->o.iters / dt / 1e6);
+    half_rtt_report(half_us, r->o.iters);
     if (!r->o.nocheck) {
         printf("uc_pingpong: every echo had byte_len %u and every byte sent\n", r->o.size);
     }
-    return 0;
+    rc = 0;
+free_times:
+    free(half_us);
+    return rc;
 }
 
 static int pingpong_server(struct run *r)
@@ -356,12 +419,12 @@ static int pingpong_server(struct run *r)
         return -1;
     }
     for (uint32_t i = 0; i < r->o.iters; i++) {
-        uint8_t *s = r->sbuf + (i % EX_DEPTH) * r->slot;
+        uint8_t *s = sbuf_at(r, i);
 
         if (0 != round_wait(r, 0, 1, &len) || !len_ok(r, i, len)) {
             return -1;
         }
-        memcpy(s, r->rbuf + (i % EX_DEPTH) * r->slot, len < r->slot ? len : r->slot);
+        memcpy(s, rbuf_at(r, i), len < r->slot ? len : r->slot);
         if (i + 1 < r->o.iters && 0 != recv_post(r, i + 1)) {
             return -1;
         }
@@ -375,7 +438,7 @@ static int pingpong_server(struct run *r)
 
 static void stream_fill(struct run *r, uint32_t i)
 {
-    uint8_t *m = r->sbuf + (i % EX_DEPTH) * r->slot;
+    uint8_t *m = sbuf_at(r, i);
     uint64_t seq = i;
     uint64_t h;
 
@@ -405,9 +468,17 @@ static void stream_pause(struct run *r, uint32_t done, int *paused)
     }
 }
 
+/* The receive rates the server measured (see struct totals). */
+static void rx_rate_print(const struct totals *t)
+{
+    printf("uc_pingpong: stream: %.2f MB/s received (first to last arrival), %.2f MB/s over the "
+           "second half\n",
+           t->rx_mbps, t->rx2_mbps);
+}
+
 static int stream_client(struct run *r)
 {
-    struct totals mine = {0, 0, 0};
+    struct totals mine = {0};
     struct totals peer;
     uint32_t sent = 0;
     int paused = 0;
@@ -417,7 +488,7 @@ static int stream_client(struct run *r)
 
     while (mine.b + mine.c < r->o.iters) {
         stream_pause(r, mine.b + mine.c, &paused);
-        while (sent < r->o.iters && sent - (mine.b + mine.c) < EX_DEPTH
+        while (sent < r->o.iters && sent - (mine.b + mine.c) < r->depth
                && (!r->o.pause || paused || sent < r->o.iters / 2)) {
             stream_fill(r, sent);
             if (0 != send_post(r, sent, r->o.size)) {
@@ -442,12 +513,31 @@ static int stream_client(struct run *r)
     printf("uc_pingpong: stream: sent %u, send completions %u success %u error; peer received "
            "%u, corrupted %u, error completions %u; %.2f MB/s sent\n",
            mine.a, mine.b, mine.c, peer.a, peer.b, peer.c, (double) sent * r->o.size / dt / 1e6);
+    rx_rate_print(&peer);
     return 0;
+}
+
+/* Arrival k (from 0) at time now: the first, the start of the second half, the last. */
+static void stream_time(struct run *r, uint32_t k, double now)
+{
+    if (0 == k) {
+        r->t_first = now;
+    }
+    if (r->o.iters / 2 == k) {
+        r->t_half = now;
+    }
+    r->t_last = now;
+}
+
+/* MB/s of the arrivals from..to (indexes, inclusive) over the time between them; 0 if none. */
+static double rx_rate(const struct run *r, uint32_t from, uint32_t to, double t0, double t1)
+{
+    return (to > from && t1 > t0) ? (double) (to - from) * r->o.size / (t1 - t0) / 1e6 : 0.0;
 }
 
 static void stream_count(struct run *r, const struct ibv_wc *wc, struct totals *t)
 {
-    const uint8_t *m = r->rbuf + (wc->wr_id % EX_DEPTH) * r->slot;
+    const uint8_t *m = rbuf_at(r, wc->wr_id);
     uint64_t seq;
     uint64_t h;
 
@@ -455,6 +545,7 @@ static void stream_count(struct run *r, const struct ibv_wc *wc, struct totals *
         t->c++;
         return;
     }
+    stream_time(r, t->a, ex_now());
     t->a++;
     memcpy(&h, m + 8, 8);
     if (wc->byte_len != r->o.size || (!r->o.nocheck && h != msg_hash(m, r->o.size))) {
@@ -492,14 +583,19 @@ static int stream_peer_done(struct run *r, struct totals *peer)
 }
 
 /* The server's totals: to the client, and printed with the lost sequence numbers. */
-static int stream_report(struct run *r, const struct totals *mine, const struct totals *peer)
+static int stream_report(struct run *r, struct totals *mine, const struct totals *peer)
 {
+    if (0 < mine->a) {
+        mine->rx_mbps = rx_rate(r, 0, mine->a - 1, r->t_first, r->t_last);
+        mine->rx2_mbps = rx_rate(r, r->o.iters / 2, mine->a - 1, r->t_half, r->t_last);
+    }
     if (sizeof(*mine) != write(r->fd, mine, sizeof(*mine))) {
         fprintf(stderr, "side channel write failed: %s\n", strerror(errno));
         return -1;
     }
     printf("uc_pingpong: stream: received %u of %u, corrupted %u, error completions %u\n", mine->a,
            peer->a, mine->b, mine->c);
+    rx_rate_print(mine);
     stream_print_lost(r, peer->a);
     return 0;
 }
@@ -508,14 +604,14 @@ static int stream_report(struct run *r, const struct totals *mine, const struct 
 static int stream_server(struct run *r)
 {
     uint32_t rsize = r->o.rsize ? r->o.rsize : r->o.size;
-    struct totals mine = {0, 0, 0};
+    struct totals mine = {0};
     struct totals peer;
     double idle_since = ex_now();
     int have_peer = 0;
     unsigned empty = 0;
     struct ibv_wc wc;
 
-    for (uint32_t i = 0; i < EX_DEPTH; i++) {
+    for (uint32_t i = 0; i < r->depth; i++) {
         if (0 != recv_post(r, i)) {
             return -1;
         }
@@ -530,8 +626,8 @@ static int stream_server(struct run *r)
         if (1 == n) {
             stream_count(r, &wc, &mine);
             if (0
-                != ex_post_recv(r->c.qp, r->rmr, r->rbuf + (wc.wr_id % EX_DEPTH) * r->slot, rsize,
-                                wc.wr_id + EX_DEPTH)) {
+                != ex_post_recv(r->c.qp, r->rmr, rbuf_at(r, wc.wr_id), rsize,
+                                wc.wr_id + r->depth)) {
                 fprintf(stderr, "post_recv failed\n");
                 return -1;
             }

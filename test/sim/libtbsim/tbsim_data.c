@@ -8,9 +8,10 @@
  * process then applies the cable's faults, checks the frame rule against that receive,
  * copies the payload into the receive's slot and publishes the outcome (release store of the
  * slot's seq). The receiving process completes a receive once its slot is published and its
- * delivery time has come. Progress runs inside post_send, post_recv and poll_cq of the
- * process that owns the queue: a send moves when its sender calls one of them, a receive
- * completes when its receiver does.
+ * delivery time has come: the link model's arrival (tbsim_link.c; off by default) plus the
+ * delay fault. Progress runs inside post_send, post_recv and poll_cq of the process that owns
+ * the queue: a send moves when its sender calls one of them, a receive completes when its
+ * receiver does.
  *
  * Hot path: no system call and no lock (C11 atomics, vDSO clock). The only system calls are
  * the port-state re-read every TBSIM_LINK_RECHECK_NS (env TBSIM_LINK_RECHECK_MS overrides it, so
@@ -183,6 +184,9 @@ static int qp_peer_ready(struct tbsim_context *ctx, struct tbsim_qp *qp)
             if (TBSIM_MUTANT(FAULT_LATCHED)) {
                 fault_latch(&qp->fault_at_connect, &ctx->fab->cables[pd->cable].fault);
             }
+            if (TBSIM_MUTANT(LINK_LATCHED)) {
+                tbsim_link_latch(&qp->link_at_connect, &ctx->fab->cables[pd->cable].model);
+            }
             return NULL != qp->peer;
         }
     }
@@ -221,8 +225,32 @@ static int frame_rule_ok(const struct tbsim_rq_desc *desc, const struct tbsim_sw
     return desc->frames == wr->frames && wr->len <= desc->len;
 }
 
+/*
+ * When the receive of this send may complete: the link model's arrival (now when it is off),
+ * plus the delay fault. Reserves the send's time on the wire, also for a send that is dropped.
+ */
+static uint64_t deliver_at(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsim_fault *f,
+                           const struct tbsim_swr *wr, const struct tbsim_rq_desc *desc,
+                           uint64_t now)
+{
+    struct tbsim_fabric *fab = ctx->fab;
+    struct tbsim_linkmodel *link = &fab->cables[fab->devs[qp->dev].cable].model;
+    struct tbsim_link_frame fr = {
+        .send_ns = wr->post_ns, .credit_ns = desc->post_ns, .len = wr->len};
+    uint64_t at;
+
+    if (TBSIM_MUTANT(LINK_LATCHED)) {
+        link = &qp->link_at_connect;
+    }
+    at = tbsim_link_arrival(fab, qp->dev, link, &fr, now);
+    if (TBSIM_MUTANT(DELAY_IGNORED)) {
+        return at;
+    }
+    return at + 1000ull * atomic_load_explicit(&f->delay_us, memory_order_relaxed);
+}
+
 static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsim_fault *f,
-                     struct tbsim_swr *wr, uint64_t claim, uint64_t now)
+                     struct tbsim_swr *wr, uint64_t claim, uint64_t deliver_ns)
 {
     struct tbsim_counters *cnt = &ctx->fab->devs[qp->dev].cnt;
     struct tbsim_rxq *peer = qp->peer;
@@ -236,6 +264,7 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
         uint32_t copy = (TBSIM_MUTANT(COPY_4K) && TBSIM_FRAME < wr->len) ? TBSIM_FRAME : wr->len;
 
         memcpy(data, (const void *) (uintptr_t) wr->addr, copy);
+        tbsim_pin_send(tbsim_pin_of(ctx, wr->lkey), wr->addr, data, copy);
         if ((r % TBSIM_PPM) < atomic_load_explicit(&f->corrupt_ppm, memory_order_relaxed)
             && !TBSIM_MUTANT(CORRUPT_IGNORED)) {
             corrupt(data, wr->len, mix64(r));
@@ -249,10 +278,7 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
     }
     count(&cnt->tx_msgs, 1);
     count(&cnt->tx_bytes, wr->len);
-    s->deliver_ns = now + 1000ull * atomic_load_explicit(&f->delay_us, memory_order_relaxed);
-    if (TBSIM_MUTANT(DELAY_IGNORED)) {
-        s->deliver_ns = now;
-    }
+    s->deliver_ns = deliver_ns;
     atomic_store_explicit(&s->seq, claim + 1, memory_order_release);
     atomic_store_explicit(&peer->tx_claimed, claim + 1, memory_order_release);
 }
@@ -262,6 +288,7 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
 {
     struct tbsim_fault *f;
     uint64_t claim;
+    uint64_t deliver_ns;
     uint64_t r;
 
     if (!ctx->port_active && !TBSIM_MUTANT(DOWN_DELIVERS)) {
@@ -281,6 +308,7 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
     if (TBSIM_MUTANT(FAULT_LATCHED)) {
         f = &qp->fault_at_connect;
     }
+    deliver_ns = deliver_at(ctx, qp, f, wr, &qp->peer->desc[claim % TBSIM_RING], now);
     r = mix64(atomic_load_explicit(&f->seed, memory_order_relaxed) ^ (qp->sq_sent << 1)
               ^ ((uint64_t) qp->dev << 56) ^ (TBSIM_MUTANT(DROP_UNSEEDED) ? now : 0));
     if ((r % TBSIM_PPM) < atomic_load_explicit(&f->drop_ppm, memory_order_relaxed)) {
@@ -288,7 +316,7 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
         wr->dropped = 1;
         return SEND_LEFT; /* dropped on the wire: the credit stays for the next send */
     }
-    transmit(ctx, qp, f, wr, claim, now);
+    transmit(ctx, qp, f, wr, claim, deliver_ns);
     return SEND_LEFT;
 }
 
@@ -325,6 +353,21 @@ static void progress_send(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
 
 /* ---- receiving -------------------------------------------------------------------------- */
 
+/*
+ * Copies the head receive's published message into the user's buffer, once: at its delivery,
+ * or earlier while it waits for its delivery time (hardware writes a posted receive's buffer
+ * before the completion too), so that the copy hides in the link model's wire time.
+ */
+static void recv_fill(const struct tbsim_context *ctx, struct tbsim_qp *qp,
+                      const struct tbsim_rwr *wr, const struct tbsim_rx_slot *s)
+{
+    if (qp->rq_copied <= qp->rq_done && TBSIM_SLOT_OK == s->status) {
+        tbsim_pin_recv(tbsim_pin_of(ctx, wr->lkey), wr->addr, rxq_data(qp->rxq, qp->rq_done),
+                       s->byte_len);
+        qp->rq_copied = qp->rq_done + 1;
+    }
+}
+
 static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64_t now)
 {
     struct tbsim_counters *cnt = &ctx->fab->devs[qp->dev].cnt;
@@ -336,11 +379,13 @@ static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
 
         if (IBV_QPS_ERR == qp->ibv.state) {
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
-        } else if (qp->rq_done + 1 != atomic_load_explicit(&s->seq, memory_order_acquire)
-                   || now < s->deliver_ns) {
+        } else if (qp->rq_done + 1 != atomic_load_explicit(&s->seq, memory_order_acquire)) {
+            return;
+        } else if (now < s->deliver_ns) {
+            recv_fill(ctx, qp, wr, s);
             return;
         } else if (TBSIM_SLOT_OK == s->status) {
-            memcpy((void *) (uintptr_t) wr->addr, rxq_data(qp->rxq, qp->rq_done), s->byte_len);
+            recv_fill(ctx, qp, wr, s);
             wc_fill(&wc, qp, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV,
                     TBSIM_MUTANT(WC_BYTE_LEN) ? wr->len : s->byte_len);
             count(&cnt->rx_msgs, 1);
@@ -354,10 +399,9 @@ static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
     }
 }
 
-static void progress(struct tbsim_context *ctx)
+/* One clock read per verbs call (the caller's, also stamped on what it posts). */
+static void progress(struct tbsim_context *ctx, uint64_t now)
 {
-    uint64_t now = tbsim_now_ns();
-
     if (now - ctx->link_checked_ns > ctx->link_recheck_ns || 0 == ctx->link_checked_ns) {
         ctx->port_active = tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL);
         ctx->link_checked_ns = now;
@@ -411,7 +455,7 @@ static int sge_check(struct tbsim_context *ctx, const struct ibv_sge *sg, int nu
 }
 
 static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const struct ibv_send_wr *wr,
-                      struct tbsim_swr *out)
+                      struct tbsim_swr *out, uint64_t now)
 {
     if (IBV_QPS_RTS != qp->ibv.state || (IBV_WR_SEND != wr->opcode && !TBSIM_MUTANT(OPCODE_ANY))
         || 0 != (wr->send_flags & IBV_SEND_INLINE)) {
@@ -424,9 +468,11 @@ static int send_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const stru
         return ENOMEM; /* Apple: the 64th outstanding WR fails with ENOMEM */
     }
     out->wr_id = wr->wr_id;
+    out->lkey = (0 < wr->num_sge) ? wr->sg_list->lkey : 0;
     out->dropped = 0;
     out->frames = frames_of(out->len);
     out->signaled = qp->sig_all || 0 != (wr->send_flags & IBV_SEND_SIGNALED);
+    out->post_ns = now;
     return 0;
 }
 
@@ -434,12 +480,13 @@ int tbsim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 {
     struct tbsim_context *ctx = to_tctx(ibqp->context);
     struct tbsim_qp *qp = to_tqp(ibqp);
+    uint64_t now = tbsim_now_ns();
     int rc = 0;
 
     for (; NULL != wr; wr = wr->next) {
         struct tbsim_swr swr;
 
-        rc = send_check(ctx, qp, wr, &swr);
+        rc = send_check(ctx, qp, wr, &swr, now);
         if (0 != rc) {
             *bad_wr = wr;
             errno = rc;
@@ -448,7 +495,7 @@ int tbsim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
         qp->sq[qp->sq_posted % TBSIM_RING] = swr;
         qp->sq_posted++;
     }
-    progress(ctx);
+    progress(ctx, now);
     return rc;
 }
 
@@ -465,6 +512,7 @@ static int recv_check(struct tbsim_context *ctx, struct tbsim_qp *qp, const stru
         return ENOMEM;
     }
     out->wr_id = wr->wr_id;
+    out->lkey = (0 < wr->num_sge) ? wr->sg_list->lkey : 0;
     return 0;
 }
 
@@ -472,6 +520,7 @@ int tbsim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 {
     struct tbsim_context *ctx = to_tctx(ibqp->context);
     struct tbsim_qp *qp = to_tqp(ibqp);
+    uint64_t now = tbsim_now_ns();
     int rc = 0;
 
     for (; NULL != wr; wr = wr->next) {
@@ -488,10 +537,11 @@ int tbsim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
         d = &qp->rxq->desc[qp->rq_posted % TBSIM_RING];
         d->frames = frames_of(rwr.len);
         d->len = rwr.len;
+        d->post_ns = now;
         qp->rq_posted++;
         atomic_store_explicit(&qp->rxq->rq_posted, qp->rq_posted, memory_order_release);
     }
-    progress(ctx);
+    progress(ctx, now);
     return rc;
 }
 
@@ -500,7 +550,7 @@ int tbsim_poll_cq(struct ibv_cq *ibcq, int num, struct ibv_wc *wc)
     struct tbsim_cq *cq = to_tcq(ibcq);
     int n = 0;
 
-    progress(to_tctx(ibcq->context));
+    progress(to_tctx(ibcq->context), tbsim_now_ns());
     if (TBSIM_MUTANT(SYSCALL_IN_POLL) && 0 == ++g_mutant_polls % 1024) {
         (void) getppid(); /* one system call every 1024 polls */
     }

@@ -58,10 +58,16 @@ enum tbsim_mutation {
     TBSIM_MUT_CORRUPT_IGNORED, /* the corrupt fault changes nothing */
     TBSIM_MUT_DELAY_IGNORED,   /* the delay fault holds nothing back */
     TBSIM_MUT_DOWN_DELIVERS,   /* sends on a DOWN port are delivered */
+    /* the link model */
+    TBSIM_MUT_LINK_OFF,           /* the rate and latency hold nothing back */
+    TBSIM_MUT_LINK_DUPLEX_SHARED, /* both directions of a cable share one wire */
+    TBSIM_MUT_LINK_CABLES_SHARED, /* every cable of a host shares one wire */
+    TBSIM_MUT_LINK_LATCHED,       /* a QP keeps the link model of the time it connected */
     /* resources and counters */
     TBSIM_MUT_CRASH_RELEASE,     /* the slots of a dead process are taken over at once */
     TBSIM_MUT_DEREG_KEEPS_SLOT,  /* ibv_dereg_mr leaves the MR slot held */
     TBSIM_MUT_COUNTERS_RX_BYTES, /* received bytes are not counted */
+    TBSIM_MUT_PIN_IGNORED,       /* TBSIM_PIN=1: a region does not pin its pages */
 };
 
 #ifndef TBSIM_MUTATE

@@ -31,6 +31,7 @@ struct tbsim_device {
 struct tbsim_mr {
     struct ibv_mr ibv;
     int slot;
+    struct tbsim_pin *pin; /* the pages it pins (TBSIM_PIN=1), else NULL: tbsim_pin.c */
 };
 
 struct tbsim_cq {
@@ -50,15 +51,18 @@ struct tbsim_swr {
     uint64_t wr_id;
     uint64_t addr;
     uint32_t len;
+    uint32_t lkey;
     uint32_t frames;
     int signaled;
-    int dropped; /* lost on the wire (read by the DROP_ERROR mutant only) */
+    int dropped;      /* lost on the wire (read by the DROP_ERROR mutant only) */
+    uint64_t post_ns; /* CLOCK_MONOTONIC time of the post (the link model's ready time) */
 };
 
 struct tbsim_rwr {
     uint64_t wr_id;
     uint64_t addr;
     uint32_t len;
+    uint32_t lkey;
 };
 
 struct tbsim_qp {
@@ -74,7 +78,8 @@ struct tbsim_qp {
     int peer_slot;
     uint32_t peer_gen;
     uint32_t dest_qpn;
-    struct tbsim_fault fault_at_connect; /* the FAULT_LATCHED mutant's copy */
+    struct tbsim_fault fault_at_connect;    /* the FAULT_LATCHED mutant's copy */
+    struct tbsim_linkmodel link_at_connect; /* the LINK_LATCHED mutant's copy */
     struct tbsim_swr sq[TBSIM_RING];
     uint64_t sq_posted;
     uint64_t sq_sent;    /* transmitted (or lost): left the send queue */
@@ -82,6 +87,7 @@ struct tbsim_qp {
     struct tbsim_rwr rq[TBSIM_RING];
     uint64_t rq_posted;
     uint64_t rq_done;
+    uint64_t rq_copied; /* receives whose data is already in the user's buffer (see recv_fill) */
 };
 
 struct tbsim_context {
@@ -126,7 +132,41 @@ int tbsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_w
 int tbsim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 int tbsim_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
 
+/* A frame as the link model sees it: its length and when its send and its credit were posted. */
+struct tbsim_link_frame {
+    uint64_t send_ns;   /* the post of the send */
+    uint64_t credit_ns; /* the post of the receive it consumes */
+    uint32_t len;
+};
+
+/*
+ * When a frame sent on device dev at time now arrives at the other end, under the cable's link
+ * model link (tbsim_link.c): now when the model is off. Reserves the frame's time on the wire.
+ */
+uint64_t tbsim_link_arrival(struct tbsim_fabric *fab, int dev, struct tbsim_linkmodel *link,
+                            const struct tbsim_link_frame *fr, uint64_t now);
+
+/* The LINK_LATCHED mutant: a copy of the cable's link model at connection. */
+void tbsim_link_latch(struct tbsim_linkmodel *to, struct tbsim_linkmodel *from);
+
 /* Drops a QP's mapping of its peer (destroy, reset). */
 void tbsim_qp_unlink_peer(struct tbsim_qp *qp);
+
+/* tbsim_pin.c: pinned pages, modelled when TBSIM_PIN=1 (else every call is a no-op). */
+int tbsim_pin_on(void);
+struct tbsim_pin *tbsim_pin_take(void *addr, size_t len);
+void tbsim_pin_drop(struct tbsim_pin *p);
+/* A send's data was copied from src to data: the bytes of pages no longer pinned are lost. */
+void tbsim_pin_send(const struct tbsim_pin *p, uint64_t src, uint8_t *data, uint32_t len);
+/* A receive's data to dst: pages no longer pinned do not get it. */
+void tbsim_pin_recv(const struct tbsim_pin *p, uint64_t dst, const uint8_t *src, uint32_t len);
+
+/* The pinning record of memory region key lkey of ctx, NULL when none. */
+static inline const struct tbsim_pin *tbsim_pin_of(const struct tbsim_context *ctx, uint32_t lkey)
+{
+    return (0 < lkey && lkey <= TBSIM_MR_SLOTS && NULL != ctx->mrs[lkey - 1])
+               ? ctx->mrs[lkey - 1]->pin
+               : NULL;
+}
 
 #endif /* TBSIM_PRIV_H */

@@ -20,7 +20,7 @@
 
 #define TBSIM_MAGIC       0x544253494d464231ull /* "TBSIMFB1" */
 #define TBSIM_RXQ_MAGIC   0x544253494d525831ull /* "TBSIMRX1" */
-#define TBSIM_VERSION     3
+#define TBSIM_VERSION     4
 #define TBSIM_DIR_DEFAULT "/run/tbsim"
 #define TBSIM_SHM_DEFAULT "/dev/shm"
 
@@ -44,6 +44,14 @@
 #define TBSIM_GID_TBL_LEN 16
 #define TBSIM_PPM         1000000u /* fault probabilities are parts per million */
 
+/*
+ * The link model's documented setting ("on"): Thunderbolt 5's 80 Gbit/s per direction scaled
+ * to 1/10, so that 2 cores can copy it, and Apple's measured ~4 us one-way latency unscaled
+ * (test/sim/README.md, "Link model"). Off (0, 0) is the default.
+ */
+#define TBSIM_LINK_ON_RATE_BPS   8000000000ull
+#define TBSIM_LINK_ON_LATENCY_NS 4000ull
+
 struct tbsim_host {
     char name[TBSIM_NAME_LEN];
     _Atomic uint32_t rdma_enabled;
@@ -56,11 +64,22 @@ struct tbsim_fault {
     _Atomic uint64_t seed;
 };
 
+/*
+ * The link model of a cable, live (tbsimctl link): each direction is its own wire of this rate,
+ * and every frame arrives latency_ns after its last byte left. 0 = no limit / no latency; both
+ * 0 = the model is off (a frame arrives as soon as it is copied, plus the delay fault).
+ */
+struct tbsim_linkmodel {
+    _Atomic uint64_t rate_bps;   /* bits per second per direction */
+    _Atomic uint64_t latency_ns; /* one way */
+};
+
 struct tbsim_cable {
     char id[TBSIM_ID_LEN];
     int32_t host[2];
     char ifname[2][TBSIM_IF_LEN];
     struct tbsim_fault fault;
+    struct tbsim_linkmodel model;
 };
 
 /* One QP slot of a device; in use while its qp_owner entry is not 0 (the owning pid). */
@@ -97,6 +116,12 @@ struct tbsim_dev {
     _Atomic int32_t qp_owner[TBSIM_QP_SLOTS]; /* pid holding QP slot i, 0 = free */
     struct tbsim_qp_entry qp[TBSIM_QP_SLOTS];
     struct tbsim_counters cnt;
+    /*
+     * The link model's wire from this end to the other (one direction of the cable), shared by
+     * every QP of every process of the host on this device: the CLOCK_MONOTONIC time at which
+     * the last frame sent on it has left (its serialisation ends). Advanced with a CAS.
+     */
+    _Alignas(64) _Atomic uint64_t wire_free_ns;
 };
 
 struct tbsim_fabric {
@@ -122,6 +147,7 @@ enum tbsim_slot_status {
 struct tbsim_rq_desc {
     uint32_t frames;
     uint32_t len;
+    uint64_t post_ns; /* CLOCK_MONOTONIC time of the post: the credit exists from then on */
 };
 
 struct tbsim_rx_slot {
@@ -143,6 +169,7 @@ struct tbsim_rxq {
 
 #define TBSIM_RXQ_HDR  4096
 #define TBSIM_RXQ_SIZE ((size_t) TBSIM_RXQ_HDR + (size_t) TBSIM_RING * TBSIM_MSG_MAX)
+_Static_assert(sizeof(struct tbsim_rxq) <= TBSIM_RXQ_HDR, "the receive file's header fits");
 
 /* $TBSIM_DIR, or the default. */
 const char *tbsim_dir(void);

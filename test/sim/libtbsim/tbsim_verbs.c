@@ -442,6 +442,7 @@ TBSIM_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size
     mr->ibv.length = length;
     mr->ibv.lkey = (uint32_t) slot + 1;
     mr->ibv.rkey = (uint32_t) slot + 1;
+    mr->pin = tbsim_pin_take(addr, length);
     ctx->mrs[slot] = mr;
     return &mr->ibv;
 }
@@ -463,6 +464,7 @@ TBSIM_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     struct tbsim_context *ctx = to_tctx(ibmr->context);
 
     ctx->mrs[mr->slot] = NULL;
+    tbsim_pin_drop(mr->pin);
     if (!TBSIM_MUTANT(DEREG_KEEPS_SLOT)) {
         atomic_store(&ctx->fab->devs[ctx->dev].mr_owner[mr->slot], 0);
     }
@@ -807,7 +809,7 @@ static void qp_reset(struct tbsim_qp *qp)
 {
     tbsim_qp_unlink_peer(qp);
     qp->sq_posted = qp->sq_sent = qp->sq_retired = 0;
-    qp->rq_posted = qp->rq_done = 0;
+    qp->rq_posted = qp->rq_done = qp->rq_copied = 0;
     atomic_store(&qp->rxq->rq_posted, 0);
     atomic_store(&qp->rxq->tx_claimed, 0);
     for (int i = 0; i < TBSIM_RING; i++) {

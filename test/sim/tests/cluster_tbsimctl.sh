@@ -1,13 +1,14 @@
 #!/bin/bash
 # cluster_tbsimctl.sh: tbcluster's side of the contract with tbsimctl, and cleanup of failed or
 # interrupted `up`s, using a fake tbsimctl that logs its calls.
-# Checks: up runs "tbsimctl init" once, with TBSIM_DIR exported and the topology written; fault
-# forwards drop=/corrupt=/delay_us=/seed= with the cable id (also when the cable is given as
-# HOST:IF); rdma forwards HOST on|off with the full host name; down runs "tbsimctl destroy"
-# while the state dir still exists; a second up is refused and leaves the running cluster alone;
-# without tbsimctl, fault settings and rdma fail with a message; an up whose init fails, an up
-# interrupted by SIGINT, a down after the cluster file was lost and a down while a process still
-# runs in a host leave nothing behind.
+# Checks: up runs "tbsimctl init" once, with TBSIM_DIR exported and the topology written, then
+# with --link "tbsimctl link all" with its settings; fault forwards drop=/corrupt=/delay_us=/seed=
+# with the cable id (also when the cable is given as HOST:IF); link forwards its settings for a
+# cable (id or HOST:IF) or all, unknown settings refused; rdma forwards HOST on|off with the full
+# host name; down runs "tbsimctl destroy" while the state dir still exists; a second up is
+# refused and leaves the running cluster alone; without tbsimctl, fault settings and rdma fail
+# with a message; an up whose init fails, an up interrupted by SIGINT, a down after the cluster
+# file was lost and a down while a process still runs in a host leave nothing behind.
 set -uo pipefail
 . "$(dirname "$0")/cluster_lib.sh"
 cl_init cluster_tbsimctl
@@ -45,14 +46,27 @@ last_log()
 
 check_forwarding()
 {
-    check "up with the fake tbsimctl" tbc up --prefix "$TC_PREFIX" --mgmt-net "$TC_MGMT" --hosts 3
-    expect "up called init once" "TBSIM_DIR-ok topology init" "$(cat "$LOG")"
+    check_not "up --link with an unknown setting refused" \
+        tbc up --prefix "$TC_PREFIX" --mgmt-net "$TC_MGMT" --hosts 3 --link rate=3
+    check "up --link with the fake tbsimctl" tbc up --prefix "$TC_PREFIX" --mgmt-net "$TC_MGMT" \
+        --hosts 3 --link rate_gbps=1,latency_us=40
+    expect "up called init once, then link all with the --link settings" \
+        "TBSIM_DIR-ok topology init|TBSIM_DIR-ok topology link all rate_gbps=1 latency_us=40" \
+        "$(paste -sd'|' "$LOG")"
     tbc fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7
     expect "fault c2 forwarded" "TBSIM_DIR-ok topology fault c2 drop=0.1 corrupt=0.01 delay_us=50 seed=7" \
         "$(last_log)"
     tbc fault mac-c:en3 drop=0
     expect "fault mac-c:en3 forwarded as c3" "TBSIM_DIR-ok topology fault c3 drop=0" \
         "$(last_log)"
+    tbc link c2 rate_gbps=0.5 latency_us=4
+    expect "link c2 forwarded" "TBSIM_DIR-ok topology link c2 rate_gbps=0.5 latency_us=4" \
+        "$(last_log)"
+    tbc link mac-c:en3 off
+    expect "link mac-c:en3 forwarded as c3" "TBSIM_DIR-ok topology link c3 off" "$(last_log)"
+    tbc link all on
+    expect "link all forwarded" "TBSIM_DIR-ok topology link all on" "$(last_log)"
+    check_not "link c1 rate=3 refused" tbc link c1 rate=3
     tbc rdma b off
     expect "rdma b off forwarded" "TBSIM_DIR-ok topology rdma mac-b off" "$(last_log)"
     tbc rdma 2 on

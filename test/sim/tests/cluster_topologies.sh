@@ -1,7 +1,7 @@
 #!/bin/bash
 # cluster_topologies.sh: tbcluster up topologies and addressing modes other than the p2p mesh.
 # Checks: missing:A-B leaves that cable out; double:A-B adds a second one (ports numbered in
-# order of peers); linklocal gives every port its own unique 169.254/16 address; none gives no
+# order of peers); crossed:A-B joins A and B by two cables with their ports crossed; linklocal gives every port its own unique 169.254/16 address; none gives no
 # IPv4 but keeps IPv6 link-local; bridged enslaves every port to bridge0, which holds the IPv4;
 # bad arguments and a non-root caller are refused and leave nothing behind.
 set -uo pipefail
@@ -60,6 +60,20 @@ check_double()
     expect "double:0-1 mac-c ports" "en2 en3" "$(cl_tb_ports mac-c | xargs)"
     check "double:0-1 second cable carries traffic" cl_ping mac-a 192.168.0.6
     down_and_check double
+}
+
+# crossed:A-B: A's first port to B's second, A's second to B's first; the other ports as usual.
+check_crossed()
+{
+    up_or_fail "3 hosts, crossed:a-b" --hosts 3 --topology crossed:a-b || return
+    expect "crossed:a-b cables" \
+        "mac-a:en2-mac-b:en3 mac-a:en3-mac-b:en2 mac-a:en4-mac-c:en2 mac-b:en4-mac-c:en3" \
+        "$(cables_line)"
+    check "crossed:a-b first cable carries traffic (mac-a en2 to mac-b en3)" cl_ping mac-a 192.168.0.2
+    check "crossed:a-b second cable carries traffic (mac-a en3 to mac-b en2)" cl_ping mac-a 192.168.0.6
+    expect "crossed:a-b mac-b en3 holds the first cable's address" "192.168.0.2/30" \
+        "$(ip -n "${TC_PREFIX}mac-b" -4 -o addr show dev en3 | awk '{print $4}')"
+    down_and_check crossed
 }
 
 # Prints "host:port address" for every Thunderbolt port.
@@ -143,6 +157,7 @@ check_refusals()
     refused "missing:a-a" --hosts 3 --topology missing:a-a
     refused "missing:a-e on 3 hosts" --hosts 3 --topology missing:a-e
     refused "missing and double on one pair" --hosts 3 --topology missing:a-b --topology double:a-b
+    refused "double and crossed on one pair" --hosts 3 --topology double:a-b --topology crossed:a-b
     refused "--addressing dhcp" --hosts 2 --addressing dhcp
     refused "--peer-routes with linklocal" --hosts 2 --addressing linklocal --peer-routes
     check_nonroot_refused
@@ -178,6 +193,7 @@ as_nobody()
 
 check_missing
 check_double
+check_crossed
 check_linklocal
 check_none
 check_bridged

@@ -26,6 +26,9 @@ TBCLUSTER=$SIM_TESTS_DIR/../tbcluster
 TBSIMCTL=$SIM_BUILD/tbsimctl
 export TBSIMCTL
 SIM_TIMEOUT=120 # hang guard per program: a UC peer that is gone never completes
+# The TCP port of uc_pingpong's side channel.
+SIM_PORT=$(sed -n 's/^#define EX_TCP_PORT *\([0-9]*\).*/\1/p' \
+    "$SIM_TESTS_DIR/../examples/ex_common.h")
 SIM_PIDS=()
 
 # Usage: sim_init NAME
@@ -136,6 +139,86 @@ sim_stream_resume()
     SIM_SRV_RC=$?
     sed 's/^/  client| /' "$TC_TMP/client.out"
     sed 's/^/  server| /' "$TC_TMP/server.out"
+}
+
+# Usage: sim_listening HOST PORT : waits (at most 10 s) until a server listens on HOST:PORT.
+sim_listening()
+{
+    local _
+    for _ in $(seq 100); do
+        sim_sh "$1" ss -Hltn "sport = :$2" | grep -q LISTEN && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# Usage: sim_streams_release N : once the N paused clients all say so (at most 30 s), runs
+# $SIM_STREAM_AT_PAUSE (if set) and lets them all go on at the same moment.
+sim_streams_release()
+{
+    local k fd _
+    for _ in $(seq 300); do
+        [ "$(cat "$TC_TMP"/cli.*.out | grep -c 'paused after')" -ge "$1" ] && break
+        sleep 0.1
+    done
+    [ -z "${SIM_STREAM_AT_PAUSE:-}" ] || "$SIM_STREAM_AT_PAUSE"
+    for k in $(seq 0 $(($1 - 1))); do
+        fd=${SIM_GO_FDS[k]}
+        echo go >&"$fd"
+        exec {fd}>&-
+    done
+}
+
+# Usage: sim_streams "SERVER CLIENT DEVICE SIZE COUNT"... : one uc_pingpong stream per argument,
+# all at once (the clients start together once every server listens; stream k uses TCP port
+# SIM_PORT + k on its server). With SIM_STREAM_PAUSE set, each client pauses after half of its
+# messages and all go on together (sim_streams_release), so their second halves run truly at
+# once whatever the start-up of each took. SIM_RATE[k] is the receive rate (MB/s, first to last
+# arrival) of stream k, empty when it failed; SIM_RX2[k] the same over the second half of its
+# arrivals. Outputs in $TC_TMP/{cli,srv}.k.out.
+sim_streams()
+{
+    local k srv cli dev size n pids=() pid rc=0 in fd
+    SIM_GO_FDS=()
+    SIM_RATE=()
+    SIM_RX2=()
+    rm -f "$TC_TMP"/cli.*.out "$TC_TMP"/go.*
+    for k in $(seq 0 $(($# - 1))); do
+        read -r srv cli dev size n <<<"${*:k+1:1}"
+        sim_on "$srv" uc_pingpong -d "$dev" -p $((SIM_PORT + k)) >"$TC_TMP/srv.$k.out" 2>&1 &
+        pids+=($!)
+        sim_listening "$srv" $((SIM_PORT + k)) || echo "  the server of stream $k does not listen"
+    done
+    for k in $(seq 0 $(($# - 1))); do
+        read -r srv cli dev size n <<<"${*:k+1:1}"
+        in=/dev/null
+        if [ -n "${SIM_STREAM_PAUSE:-}" ]; then
+            in=$TC_TMP/go.$k
+            mkfifo "$in"
+            exec {fd}<>"$in" # held open: the client's open does not wait for a writer
+            SIM_GO_FDS[k]=$fd
+        fi
+        sim_on "$cli" uc_pingpong -d "$dev" -p $((SIM_PORT + k)) -x -m stream -s "$size" -n "$n" \
+            ${SIM_STREAM_PAUSE:+-P} "$srv" <"$in" >"$TC_TMP/cli.$k.out" 2>&1 &
+        pids+=($!)
+    done
+    [ -z "${SIM_STREAM_PAUSE:-}" ] || sim_streams_release $#
+    for pid in "${pids[@]}"; do
+        wait "$pid" || rc=1
+    done
+    for k in $(seq 0 $(($# - 1))); do
+        SIM_RATE[k]=$(sed -n 's/^uc_pingpong: stream: \([0-9.]*\) MB\/s received .*/\1/p' \
+            "$TC_TMP/cli.$k.out")
+        SIM_RX2[k]=$(sed -n 's/.* MB\/s received .*, \([0-9.]*\) MB\/s over the second half$/\1/p' \
+            "$TC_TMP/cli.$k.out")
+        if [ "$rc" != 0 ] || [ -z "${SIM_RATE[k]}" ]; then
+            sed "s/^/  stream $k client| /" "$TC_TMP/cli.$k.out"
+            sed "s/^/  stream $k server| /" "$TC_TMP/srv.$k.out"
+            SIM_RATE[k]=
+        fi
+        echo "  stream $k (${*:k+1:1}): ${SIM_RATE[k]:-?} MB/s received," \
+            "${SIM_RX2[k]:-?} MB/s over the second half"
+    done
 }
 
 # Usage: sim_devinfo HOST [ARGS...] : tbsim_devinfo output in $TC_TMP/devinfo.out (also shown).

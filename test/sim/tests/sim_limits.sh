@@ -14,8 +14,10 @@ sim_init sim_limits
 
 sim_up --hosts 2 --addressing p2p
 
-echo "== tbsim_limits, peer on mac-b"
+echo "== tbsim_limits, peer on mac-b (pinned pages modelled: TBSIM_PIN=1)"
+export TBSIM_PIN=1
 sim_pair mac-b mac-a tbsim_limits "" ""
+unset TBSIM_PIN
 expect "tbsim_limits client exit status" 0 "$SIM_CLI_RC"
 expect "tbsim_limits peer exit status" 0 "$SIM_SRV_RC"
 check_nogrep "no FAIL line" "$TC_TMP/client.out" '^FAIL'
@@ -30,7 +32,8 @@ for what in "the 11th QP fails with EBUSY" "the 101st MR fails with ENOMEM" \
     "a 100 B send into a 4096 B receive \(1 frame each\) arrives whole \(IBV_WC_RECV, byte_len 100\)" \
     "a 16,773,120 B send \(4095 frames\) into as much arrives whole \(IBV_WC_RECV, byte_len 16773120\)" \
     "a send of 16,773,121 B \(inside its MR\) fails with EINVAL" \
-    "no send completes while the peer posts no receive"; do
+    "no send completes while the peer posts no receive" \
+    "a send from a range mapped again after its registration carries the old pages \(TBSIM_PIN\)"; do
     check_grep "${what//\\/}" "$TC_TMP/client.out" "^PASS: $what\$"
 done
 

@@ -13,7 +13,6 @@
 sim_init sim_nosyscall
 command -v strace >/dev/null || skip "strace is not installed"
 sim_up --hosts 2 --addressing p2p
-port=$(sed -n 's/^#define EX_TCP_PORT *\([0-9]*\).*/\1/p' "$SIM_TESTS_DIR/../examples/ex_common.h")
 
 # Usage: counted N : total system calls of a client doing N round trips.
 counted()
@@ -22,10 +21,7 @@ counted()
     sim_on mac-a uc_pingpong -n "$n" >"$TC_TMP/server.$n.out" 2>&1 &
     pid=$!
     # The client starts once the server listens: no connect retries in the count.
-    for _ in $(seq 100); do
-        sim_sh mac-a ss -Hltn "sport = :$port" | grep -q LISTEN && break
-        sleep 0.1
-    done
+    sim_listening mac-a "$SIM_PORT"
     timeout "$SIM_TIMEOUT" "$TBCLUSTER" exec mac-b -- env TBSIM_LINK_RECHECK_MS=3600000 \
         strace -f -qq -c -o "$TC_TMP/strace.$n" \
         env LD_PRELOAD="$SIM_LIB" "$SIM_BUILD/uc_pingpong" -n "$n" mac-a \

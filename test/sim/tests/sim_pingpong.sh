@@ -7,7 +7,8 @@
 # hard-coded index) fails with EINVAL, the field's "RTR failed with errno 22". On 3 hosts the
 # device chooses the cable: a QP on the cable to mac-b cannot be connected to mac-c (EINVAL).
 # The devices' traffic counters (tbsimctl counters) count every message and byte, and no QP or
-# MR slot stays held once the programs exit (tbsimctl held).
+# MR slot stays held once the programs exit (tbsimctl held). Without --link at up, the cables
+# have no link model (tbsimctl show: rate 0, latency 0).
 set -uo pipefail
 source "$(dirname "$0")/sim_lib.sh"
 sim_init sim_pingpong
@@ -38,6 +39,9 @@ stream_ok()
 for addressing in p2p linklocal; do
     echo "== addressing $addressing"
     sim_up --hosts 2 --addressing "$addressing"
+    "$TBSIMCTL" show >"$TC_TMP/show.out"
+    check_grep "$addressing: the link model is off by default (no rate, no latency)" \
+        "$TC_TMP/show.out" '^cable c1 .* rate_gbps=0\.000 latency_us=0\.000$'
     sim_devinfo mac-a
     check_grep "$addressing: mac-a has an IPv4-mapped GID" "$TC_TMP/devinfo.out" 'GID\[1\]: ::ffff:'
     pingpong_ok "$addressing" 64 200

@@ -1,0 +1,1 @@
+"""bench/compare-jaccl's parts (records, report, cluster, runs); see bench/README.md."""

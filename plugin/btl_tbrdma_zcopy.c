@@ -1,0 +1,430 @@
+/*
+ * The zero-copy queue pair of an endpoint (docs/design.md, "Zero-copy large messages"): the
+ * budget decision, the queue pair's epochs, the control messages (HELLO, GRANT, DONE: DATA
+ * frames of tag TBRDMA_TAG_ZCOPY on the reliable eager channel), completions and progress.
+ *
+ * Epochs. Both ends start at epoch 1 with a queue pair each (state WAIT) and send HELLO(epoch,
+ * queue pair number, PSN); a HELLO of the same epoch connects ours to theirs (READY), and ob1 is
+ * offered gets from then on (peer_ok). When the receiver of a chunk sees anything but that
+ * chunk whole (core/tbrdma_zc.h, tbrdma_zc_judge) it starts the next epoch: it destroys its
+ * queue pair (every posted receive goes with it, so no stale chunk can land anywhere), makes a
+ * new one and sends HELLO; the peer, on a HELLO of a later epoch, does the same and answers; the
+ * receiver then grants its unaccepted chunks again. A queue pair that cannot be made turns
+ * zero-copy off on the endpoint (HELLO with queue pair 0): its gets fail and ob1 copies them.
+ */
+#include "btl_tbrdma_zcopy.h"
+#include "btl_tbrdma_output.h"
+#include "btl_tbrdma_progress.h"
+
+#include "core/tbrdma_budget.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZC_INDEX_NONE UINT32_MAX
+
+/* ---- planning and setup ---------------------------------------------------------------- */
+
+/* 1 when a cable between a local ranks and b peer ranks fits a third queue pair per pair. */
+static int zc_fits(int a, int b)
+{
+    tbrdma_budget_use_t use = {.local_ranks = a, .peer_ranks = b, .qps_per_pair = TBRDMA_NCHAN + 1};
+
+    return tbrdma_budget_needed(&use) <= mca_btl_tbrdma_component.max_qps_per_device;
+}
+
+/* 1 when two hosts stripe over several cables: their large messages are copied over all. */
+static int zc_striped(const mca_btl_tbrdma_job_t *job, int own, int peer)
+{
+    return mca_btl_tbrdma_component.stripe && 1 < job->mesh->link[own][peer].nstripes;
+}
+
+void mca_btl_tbrdma_zc_plan(mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
+                            size_t nprocs)
+{
+    int own = mca_btl_tbrdma_job_host_index(job, module->local.host);
+    mca_btl_tbrdma_endpoint_t *ep;
+
+    OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        int peer = mca_btl_tbrdma_job_host_index(job, ep->peer_host);
+        int a = mca_btl_tbrdma_job_ranks_on(job, nprocs, own);
+        int b = mca_btl_tbrdma_job_ranks_on(job, nprocs, peer);
+        int known = 0 <= own && 0 <= peer, striped = known && zc_striped(job, own, peer);
+
+        ep->zc_planned = mca_btl_tbrdma_component.zcopy && ep->primary == ep && known && !striped
+                         && zc_fits(a, b);
+        if (!mca_btl_tbrdma_component.zcopy || ep->zc_planned || ep->primary != ep) {
+            continue;
+        }
+        if (striped) {
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                           "zero-copy off towards host %s: its %d cables stripe large messages, "
+                           "which are copied over all of them",
+                           ep->peer_host, job->mesh->link[own][peer].nstripes);
+            continue;
+        }
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "zero-copy off towards host %s: %d ranks on %s x %d on %s x %d queue "
+                       "pairs per pair of ranks exceed the budget of %d per device "
+                       "(btl_tbrdma_max_qps_per_device): large messages are copied",
+                       ep->peer_host, a, module->local.host, b, ep->peer_host, TBRDMA_NCHAN + 1,
+                       mca_btl_tbrdma_component.max_qps_per_device);
+    }
+}
+
+/* A new queue pair for the current epoch (INIT). 0, or -1 (said at verbosity 1). */
+static int zc_qp_new(mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+    char err[TBRDMA_MSG_MAX / 4];
+
+    if (0
+        != tbrdma_verbs_qp_create(ep->dev->vdev, TBRDMA_ZC_GRANTS, TBRDMA_ZC_WINDOW_MAX, &zc->qp,
+                                  &zc->qpn, err, sizeof(err))) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "zero-copy off towards host %s: %s; large messages are copied",
+                       ep->peer_host, err);
+        zc->qp = NULL;
+        return -1;
+    }
+    zc->psn = (ep->psn + zc->epoch * 0x9e3779b1u) & 0xffffffu;
+    return 0;
+}
+
+void mca_btl_tbrdma_zc_setup(mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_zc_t *zc;
+
+    if (!mca_btl_tbrdma_component.zcopy || NULL == ep->dev->zc || NULL != ep->zc
+        || ep->primary != ep) {
+        return; /* off, set up already, or a striped cable's endpoint: ob1 never gets there */
+    }
+    zc = calloc(1, sizeof(*zc));
+    if (NULL == zc) {
+        return;
+    }
+    pthread_mutex_init(&zc->ops_lock, NULL);
+    zc->index = ZC_INDEX_NONE;
+    zc->epoch = 1;
+    zc->hello_owed = true; /* with queue pair 0 when we have none, so the peer drops its own */
+    ep->zc = zc;
+    if (ep->zc_planned) {
+        zc->state = (0 == zc_qp_new(ep)) ? TBRDMA_ZC_QP_WAIT : TBRDMA_ZC_QP_OFF;
+    }
+}
+
+static void zc_qp_destroy(mca_btl_tbrdma_zc_t *zc)
+{
+    tbrdma_verbs_qp_destroy(zc->qp);
+    zc->qp = NULL;
+    zc->qpn = 0;
+    zc->grant_head = 0;
+    zc->ngrants = 0;
+    zc->sq_posted = 0;
+}
+
+void mca_btl_tbrdma_zc_release(mca_btl_tbrdma_endpoint_t *ep)
+{
+    if (NULL == ep->zc) {
+        return;
+    }
+    zc_qp_destroy(ep->zc);
+    ep->zc->peer_ok = false;
+    if (TBRDMA_ZC_QP_NONE != ep->zc->state) {
+        ep->zc->state = TBRDMA_ZC_QP_OFF;
+    }
+}
+
+void mca_btl_tbrdma_zc_free(mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+
+    if (NULL == zc) {
+        return;
+    }
+    mca_btl_tbrdma_zc_release(ep);
+    while (NULL != zc->ops_head) { /* none after finalize's drain; nothing to tell ob1 */
+        mca_btl_tbrdma_zc_op_t *op = zc->ops_head;
+
+        zc->ops_head = op->next;
+        free(op);
+    }
+    pthread_mutex_destroy(&zc->ops_lock);
+    free(zc);
+    ep->zc = NULL;
+}
+
+int mca_btl_tbrdma_zc_cqe(int neps)
+{
+    /* the current queue pairs' work requests and those of the one an epoch change destroyed */
+    return mca_btl_tbrdma_component.zcopy ? 2 * neps * (TBRDMA_ZC_GRANTS + TBRDMA_ZC_WINDOW_MAX)
+                                          : 0;
+}
+
+/* ---- control messages ------------------------------------------------------------------ */
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_zc_msg_frag(mca_btl_tbrdma_endpoint_t *ep)
+{
+    return mca_btl_tbrdma_frag_for(ep, TBRDMA_ZC_MSG_BYTES, 0);
+}
+
+void mca_btl_tbrdma_zc_msg_queue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_frag_t *frag,
+                                 const tbrdma_zc_msg_t *m)
+{
+    tbrdma_zc_encode(m, frag->buf + TBRDMA_HDR_BYTES);
+    frag->tag = TBRDMA_TAG_ZCOPY;
+    frag->len = TBRDMA_ZC_MSG_BYTES;
+    mca_btl_tbrdma_ep_enqueue(ep, frag); /* the frame's one reference is the transport's */
+}
+
+int mca_btl_tbrdma_zc_send_msg(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_zc_msg_t *m)
+{
+    mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(ep);
+
+    if (NULL == frag) {
+        return -1;
+    }
+    mca_btl_tbrdma_zc_msg_queue(ep, frag, m);
+    return 0;
+}
+
+static void zc_send_hello(mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+    tbrdma_zc_msg_t m;
+
+    memset(&m, 0, sizeof(m));
+    m.type = TBRDMA_ZC_HELLO;
+    m.epoch = zc->epoch;
+    m.qpn = (NULL != zc->qp) ? zc->qpn : 0;
+    m.psn = (NULL != zc->qp) ? zc->psn : 0;
+    if (0 == mca_btl_tbrdma_zc_send_msg(ep, &m)) {
+        zc->hello_owed = false;
+    }
+}
+
+/* ---- epochs ---------------------------------------------------------------------------- */
+
+/* Zero-copy is over on ep: no queue pair, its gets fail (ob1 copies them); tell the peer when
+ * the decision is ours. */
+static void zc_off(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, bool tell)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+
+    mca_btl_tbrdma_zc_get_rewind(ep);
+    zc_qp_destroy(zc);
+    zc->state = TBRDMA_ZC_QP_OFF;
+    zc->peer_ok = false;
+    zc->hello_owed = tell;
+    mca_btl_tbrdma_zc_get_finish(module, ep, true, OPAL_ERROR);
+}
+
+/* A fresh queue pair for the current epoch; outstanding chunks and grants are dropped. */
+static int zc_renew(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_zc_get_rewind(ep);
+    zc_qp_destroy(ep->zc);
+    if (0 != zc_qp_new(ep)) {
+        zc_off(module, ep, true);
+        return -1;
+    }
+    ep->zc->state = TBRDMA_ZC_QP_WAIT;
+    return 0;
+}
+
+/* Our queue pair of this epoch meets the peer's: READY. */
+static void zc_join(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                    const tbrdma_zc_msg_t *m)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+    char err[TBRDMA_MSG_MAX / 4];
+
+    if (0
+        != mca_btl_tbrdma_endpoint_qp_connect(ep, zc->qp, m->qpn, m->psn, zc->psn, err,
+                                              sizeof(err))) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "zero-copy off towards host %s: %s", ep->peer_host,
+                       err);
+        zc_off(module, ep, true);
+        return;
+    }
+    zc->state = TBRDMA_ZC_QP_READY;
+    zc->peer_ok = true;
+}
+
+void mca_btl_tbrdma_zc_resync(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+{
+    module->stats.zc_epochs++;
+    ep->zc->epoch++;
+    if (0 == zc_renew(module, ep)) {
+        ep->zc->hello_owed = true;
+    }
+}
+
+static void zc_on_hello(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                        const tbrdma_zc_msg_t *m)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+
+    switch (tbrdma_zc_on_hello(zc->state, zc->epoch, m->epoch, m->qpn)) {
+    case TBRDMA_ZC_HELLO_CONNECT:
+        zc_join(module, ep, m);
+        break;
+    case TBRDMA_ZC_HELLO_ADOPT:
+        module->stats.zc_epochs++;
+        zc->epoch = m->epoch;
+        if (0 == zc_renew(module, ep)) {
+            zc->hello_owed = true;
+            zc_join(module, ep, m);
+        }
+        break;
+    case TBRDMA_ZC_HELLO_OFF:
+        zc_off(module, ep, false);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- completions, messages, progress --------------------------------------------------- */
+
+void mca_btl_tbrdma_zc_complete(mca_btl_tbrdma_module_t *module, const tbrdma_vwc_t *wc)
+{
+    uint32_t i = tbrdma_zc_wrid_ep(wc->wr_id);
+    mca_btl_tbrdma_zc_t *zc = (i < (uint32_t) module->neps) ? module->eps[i]->zc : NULL;
+
+    if (NULL == zc) {
+        return;
+    }
+    if (!tbrdma_zc_wrid_send(wc->wr_id)) {
+        mca_btl_tbrdma_zc_get_recv(module->eps[i], tbrdma_zc_wrid_slot(wc->wr_id),
+                                   tbrdma_zc_wrid_gen(wc->wr_id), wc);
+        return;
+    }
+    /* a send of this epoch's queue pair left its ring (a destroyed one's are forgotten) */
+    if (tbrdma_zc_wrid_gen(wc->wr_id) == (zc->epoch & 0xffffffu) && 0 < zc->sq_posted) {
+        zc->sq_posted--;
+        module->stats.zc_tx_wc_err += (0 != wc->status) ? 1 : 0;
+    }
+}
+
+void mca_btl_tbrdma_zc_recv(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            const uint8_t *buf, size_t len)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+    tbrdma_zc_msg_t m;
+
+    if (NULL == zc || 0 != tbrdma_zc_decode(buf, len, &m)) {
+        module->stats.zc_bad_msg++;
+        return;
+    }
+    if (TBRDMA_ZC_HELLO == m.type) {
+        zc_on_hello(module, ep, &m);
+    } else if (m.epoch != zc->epoch || TBRDMA_ZC_QP_READY != zc->state) {
+        return; /* of an epoch that is over */
+    } else if (TBRDMA_ZC_GRANT == m.type) {
+        mca_btl_tbrdma_zc_send_grant(module, ep, &m);
+    } else {
+        mca_btl_tbrdma_zc_get_done(module, ep, &m, module->clock_ns);
+    }
+}
+
+/* The endpoint's index in module->eps names it in work request ids. */
+static void zc_find_index(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+{
+    for (int i = 0; i < module->neps; i++) {
+        if (module->eps[i] == ep) {
+            ep->zc->index = (uint32_t) i;
+        }
+    }
+}
+
+void mca_btl_tbrdma_zc_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                                uint64_t now)
+{
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+
+    if (NULL == zc) {
+        return;
+    }
+    if (ZC_INDEX_NONE == zc->index) {
+        zc_find_index(module, ep);
+    }
+    if (zc->hello_owed) {
+        zc_send_hello(ep);
+    }
+    if (TBRDMA_ZC_QP_READY == zc->state) {
+        mca_btl_tbrdma_zc_get_progress(module, ep, now);
+    }
+    if (TBRDMA_ZC_QP_READY == zc->state) {
+        mca_btl_tbrdma_zc_send_progress(module, ep);
+    }
+    mca_btl_tbrdma_zc_get_finish(
+        module, ep, TBRDMA_ZC_QP_OFF == zc->state || TBRDMA_ZC_QP_NONE == zc->state, OPAL_ERROR);
+}
+
+void mca_btl_tbrdma_zc_fail_all(mca_btl_tbrdma_module_t *module, int status)
+{
+    for (int i = 0; i < module->neps; i++) {
+        if (NULL != module->eps[i]->zc) {
+            mca_btl_tbrdma_zc_get_rewind(module->eps[i]);
+            mca_btl_tbrdma_zc_get_finish(module, module->eps[i], true, status);
+        }
+    }
+}
+
+/* ---- counters -------------------------------------------------------------------------- */
+
+/* The registration counters of every device, summed; *left_p: regions left at release. */
+static void zc_reg_totals(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_reg_stats_t *t,
+                          int *left_p)
+{
+    memset(t, 0, sizeof(*t));
+    *left_p = 0;
+    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
+        mca_btl_tbrdma_rcache_t *rc = (NULL != module->devices[p]) ? module->devices[p]->zc : NULL;
+
+        if (NULL == rc) {
+            continue;
+        }
+        pthread_mutex_lock(&rc->lock);
+        t->made += rc->stats.made;
+        t->dropped += rc->stats.dropped;
+        t->refused += rc->stats.refused;
+        t->over_budget += rc->stats.over_budget;
+        t->failed += rc->stats.failed;
+        *left_p += rc->at_release;
+        pthread_mutex_unlock(&rc->lock);
+    }
+}
+
+void mca_btl_tbrdma_zc_print_stats(const mca_btl_tbrdma_module_t *module)
+{
+    const mca_btl_tbrdma_stats_t *s = &module->stats;
+    mca_btl_tbrdma_reg_stats_t t;
+    int left;
+
+    if (!mca_btl_tbrdma_component.zcopy) {
+        return;
+    }
+    zc_reg_totals(module, &t, &left);
+    opal_output(mca_btl_tbrdma_component.output,
+                "tbrdma zcopy: host %s %s: %llu gets (%llu zero-copy bytes received in %llu "
+                "chunks), %llu gets copied instead, %llu gets failed; %llu zero-copy bytes sent in "
+                "%llu chunks; %llu epochs changed (%llu lost chunks, %llu bad completions, %llu "
+                "bad lengths, %llu bad chunk checksums, %llu refused chunks); %llu registrations, "
+                "%llu released by the cache, %llu registrations refused, %llu times over the "
+                "budget, %llu failed; %d registered at release",
+                module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
+                (unsigned long long) s->zc_gets, (unsigned long long) s->zc_rx_bytes,
+                (unsigned long long) s->zc_rx_chunks, (unsigned long long) s->zc_refused,
+                (unsigned long long) s->zc_failed, (unsigned long long) s->zc_tx_bytes,
+                (unsigned long long) s->zc_tx_chunks, (unsigned long long) s->zc_epochs,
+                (unsigned long long) s->zc_why[TBRDMA_ZC_WHY_LOST],
+                (unsigned long long) s->zc_why[TBRDMA_ZC_WHY_STATUS],
+                (unsigned long long) s->zc_why[TBRDMA_ZC_WHY_LEN],
+                (unsigned long long) s->zc_why[TBRDMA_ZC_WHY_CRC],
+                (unsigned long long) s->zc_why[TBRDMA_ZC_WHY_REFUSED], (unsigned long long) t.made,
+                (unsigned long long) t.dropped, (unsigned long long) t.refused,
+                (unsigned long long) t.over_budget, (unsigned long long) t.failed, left);
+}

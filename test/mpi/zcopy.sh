@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# zcopy.sh FLAVOUR: zero-copy large messages (docs/design.md, "Zero-copy large messages") on 4
+# simulated Macs, one rank each, every byte checked by tb_zcopy itself; after each case nothing
+# is left held in the simulator.
+#   carry    zero-copy carried exactly the bytes of the contiguous messages of at least
+#            btl_tbrdma_zcopy_min (the ranks' "zero-copy bytes received" add up to what tb_zcopy
+#            says they must), smaller and strided ones were copied, no get fell back
+#   evict    at most 2 registrations per device: grdma evicts, what finds none is copied
+#   noreg    no registration at all (btl_tbrdma_zcopy_max_regs 0): everything copied, correct
+#   budget   no room for a third queue pair (btl_tbrdma_max_qps_per_device 2): copied, and said
+#   realloc  buffers freed and allocated again at the same address, new content each time, with
+#            the simulator modelling pinned pages (TBSIM_PIN=1: a stale registration would send
+#            and receive the old pages): right data, every incarnation registered anew
+#   lost     5 % of the messages lost on every cable: lost chunks noticed, new epochs, every
+#            byte still carried zero-copy exactly once
+#   corrupt  5 % corrupted (checksums on): bad chunk checksums noticed and repaired the same way
+set -uo pipefail
+MT_VARIANT="zero-copy"
+. "$(dirname "$0")/lib.sh"
+mt_flavour "${1:?usage: zcopy.sh 4.1|5.0}"
+mt_require
+mt_build tb_zcopy
+mt_cluster p2p
+MIN=65536
+CHUNK=1048576
+ZC=(--mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min "$MIN" --mca btl_tbrdma_zcopy_chunk "$CHUNK")
+CABLES=$(sed -n 's/^cable \([^ ]*\) .*/\1/p' "$TBSIM_DIR/topology")
+
+# expected: the zero-copy bytes tb_zcopy's ranks say they received (last run).
+expected()
+{
+    grep -o "expects [0-9]* zero-copy bytes" "$MT_OUT" | awk '{s += $2} END {print s + 0}'
+}
+
+# faults SPEC: every cable gets the faults SPEC (seeded).
+faults()
+{
+    local c seed=11
+    for c in $CABLES; do
+        "$MT_TBCLUSTER" fault "$c" $1 seed=$((seed++)) || fatal "tbcluster fault $c $1 failed"
+    done
+}
+
+# carried NAME: the run carried zero-copy exactly the bytes expected, no get fell back.
+carried()
+{
+    local want got
+    want=$(expected)
+    got=$(mt_stat "zero-copy bytes received")
+    check "$1: tb_zcopy expects zero-copy bytes ($want)" test "$want" -gt 0
+    expect "$1: zero-copy bytes received, all ranks" "$want" "$got"
+    expect "$1: gets copied instead or failed" "0 0" \
+        "$(mt_stat 'gets copied instead') $(mt_stat 'gets failed')"
+}
+
+if mt_run carry 4 1 "${ZC[@]}" -- tb_zcopy sizes "$MIN" "$CHUNK"; then
+    carried carry
+fi
+mt_nothing_held "carry"
+
+if mt_run evict 4 1 "${ZC[@]}" --mca btl_tbrdma_zcopy_max_regs 2 -- tb_zcopy sizes "$MIN" "$CHUNK"; then
+    check "evict: registrations reached the budget ($(mt_stat 'times over the budget') times)" \
+        test "$(mt_stat 'times over the budget')" -gt 0
+    check "evict: grdma released registrations ($(mt_stat 'released by the cache'))" \
+        test "$(mt_stat 'released by the cache')" -gt 0
+    check "evict: zero-copy still carried bytes ($(mt_stat 'zero-copy bytes received'))" \
+        test "$(mt_stat 'zero-copy bytes received')" -gt 0
+fi
+mt_nothing_held "evict"
+
+if mt_run noreg 4 1 "${ZC[@]}" --mca btl_tbrdma_zcopy_max_regs 0 -- tb_zcopy sizes "$MIN" "$CHUNK"; then
+    expect "noreg: zero-copy bytes received" 0 "$(mt_stat 'zero-copy bytes received')"
+    check "noreg: registrations refused, messages copied ($(mt_stat 'registrations refused'))" \
+        test "$(mt_stat 'registrations refused')" -gt 0
+fi
+mt_nothing_held "noreg"
+
+if mt_run budget 4 1 "${ZC[@]}" --mca btl_tbrdma_max_qps_per_device 2 --mca btl_tbrdma_verbose 1 \
+    -- tb_zcopy sizes "$MIN" "$CHUNK"; then
+    expect "budget: zero-copy bytes received" 0 "$(mt_stat 'zero-copy bytes received')"
+    check_grep "budget: verbosity 1 says zero-copy is off and why" "$MT_OUT" \
+        'zero-copy off towards host mac-.: 1 ranks on mac-. x 1 on mac-. x 3 queue pairs per pair of ranks exceed the budget of 2 per device'
+fi
+mt_nothing_held "budget"
+
+rounds=6
+# checksums off: a stale registration's bytes would reach tb_zcopy's own check, not a retry
+if mt_run realloc 4 1 "${ZC[@]}" -x TBSIM_PIN=1 --mca btl_tbrdma_checksum 0 \
+    -- tb_zcopy realloc "$rounds" $((8 << 20)); then
+    same=$(grep -o ": [0-9]* of $rounds buffers came back" "$MT_OUT" | awk '{s += $2} END {print s + 0}')
+    check "realloc: buffers came back at the same address ($same of $((4 * rounds)))" \
+        test "$same" -gt 0
+    check "realloc: each incarnation registered anew ($(mt_stat 'registrations,') >= $((4 * rounds)))" \
+        test "$(mt_stat 'registrations,')" -ge $((4 * rounds))
+    expect "realloc: gets copied instead or failed" "0 0" \
+        "$(mt_stat 'gets copied instead') $(mt_stat 'gets failed')"
+fi
+mt_nothing_held "realloc"
+
+faults "drop=0.05"
+if mt_run lost 4 1 "${ZC[@]}" --mca btl_tbrdma_checksum 1 -- tb_zcopy sizes "$MIN" "$CHUNK"; then
+    carried lost
+    check "lost: lost chunks noticed ($(mt_stat 'lost chunks')), new epochs ($(mt_stat 'epochs changed'))" \
+        test "$(mt_stat 'lost chunks')" -gt 0 -a "$(mt_stat 'epochs changed')" -gt 0
+fi
+faults "drop=0 corrupt=0.05"
+if mt_run corrupt 4 1 "${ZC[@]}" --mca btl_tbrdma_checksum 1 -- tb_zcopy sizes "$MIN" "$CHUNK"; then
+    carried corrupt
+    check "corrupt: bad chunk checksums noticed ($(mt_stat 'bad chunk checksums'))" \
+        test "$(mt_stat 'bad chunk checksums')" -gt 0
+fi
+faults "drop=0 corrupt=0"
+mt_nothing_held "after the faults"
+finish

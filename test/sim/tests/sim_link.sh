@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# sim_link: the link model of the simulated cables (tbcluster up --link, tbcluster link /
+# tbsimctl link): each cable has a rate and a one-way latency, each direction of a cable and
+# each cable its own wire, changed live. Checked on idle cables between 2 hosts joined by 2
+# cables, with uc_pingpong:
+#   - latency: the half round trip of 8 B messages is never shorter than the model (a bound
+#     the simulator guarantees), and its median is the model's within +30 %, at the documented
+#     setting ("on": 4 us) and at 40 us;
+#   - rate: a stream's receive rate (first to last arrival) is the model's within +-30 %;
+#   - live: a rate changed while a stream is paused holds for the rest of that stream;
+#   - per direction: streams both ways on one cable at once each get the cable's rate;
+#   - per cable: streams on the two cables at once each get their own cable's rate.
+# Timing on 2 shared cores is noisy: every measurement is a ratio to the model, the rates are
+# far below what the machine copies (so the simulator's own cost hardly shows), and a
+# measurement out of tolerance is repeated (best of 3) before it fails.
+set -uo pipefail
+source "$(dirname "$0")/sim_lib.sh"
+sim_init sim_link
+
+TRIES=3
+sim_up --hosts 2 --topology double:a-b --addressing p2p --link on
+"$TBSIMCTL" show >"$TC_TMP/show.out"
+grep '^cable' "$TC_TMP/show.out" | sed 's/^/  show| /'
+check_grep "up --link on sets c2 to 8 Gbit/s and 4 us" "$TC_TMP/show.out" \
+    '^cable c2 .* rate_gbps=8\.000 latency_us=4\.000$'
+
+# Usage: ratio A B : A / B with 3 decimals.
+ratio()
+{
+    awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'
+}
+
+# Usage: between LO HI X : whether LO <= X <= HI.
+between()
+{
+    awk -v lo="$1" -v hi="$2" -v x="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'
+}
+
+# Usage: pingpong SIZE ITERS : a ping-pong mac-a -> mac-b on c1; sets MIN and MED,
+# the least and the median half round trip (us), empty when the run failed.
+pingpong()
+{
+    sim_pair mac-b mac-a uc_pingpong "-d rdma_en2" "-d rdma_en2 -x -s $1 -n $2" >/dev/null
+    MIN=$(sed -n 's/^uc_pingpong: half round trip min \([0-9.]*\) us, median .*/\1/p' \
+        "$TC_TMP/client.out")
+    MED=$(sed -n 's/^uc_pingpong: half round trip min .* us, median \([0-9.]*\) us$/\1/p' \
+        "$TC_TMP/client.out")
+    echo "  ping-pong of $1 B on c1: half round trip min ${MIN:-?} us, median ${MED:-?} us"
+}
+
+# Usage: latency_ok NAME MODEL_US : 8 B ping-pongs on c1 whose model is MODEL_US one way.
+latency_ok()
+{
+    local name=$1 model=$2 try best=
+    for ((try = 1; try <= TRIES; try++)); do
+        pingpong 8 1000
+        if [ -z "$MIN" ] || [ -z "$MED" ]; then
+            break
+        fi
+        best=$(ratio "$MED" "$model")
+        between 1 1.3 "$best" && break
+    done
+    try=$((try > TRIES ? TRIES : try))
+    check "$name: no half round trip shorter than the model's $model us (min ${MIN:-?} us)" \
+        between "$model" 1e9 "${MIN:-0}"
+    check "$name: the median half round trip is the model's within +30 % (x$best, try $try)" \
+        between 1 1.3 "${best:-0}"
+}
+
+# Usage: rates_ok NAME MODEL_MBPS... -- STREAM-SPEC... : runs $RATES_BEFORE (if set), then
+# the streams at once (sim_streams), until each one's receive rate (over the second half with
+# SIM_STREAM_PAUSE) is its model's within +-30 %, at most TRIES times; RATIOS[k] is stream k's
+# rate over its model's.
+rates_ok()
+{
+    local name=$1 models=() try k ok
+    shift
+    echo "  $name"
+    while [ "$1" != -- ]; do
+        models+=("$1")
+        shift
+    done
+    shift
+    for ((try = 1; try <= TRIES; try++)); do
+        [ -z "${RATES_BEFORE:-}" ] || "$RATES_BEFORE"
+        sim_streams "$@"
+        ok=1
+        RATIOS=()
+        for k in "${!models[@]}"; do
+            if [ -n "${SIM_STREAM_PAUSE:-}" ]; then
+                RATIOS[k]=$(ratio "${SIM_RX2[k]:-0}" "${models[k]}")
+            else
+                RATIOS[k]=$(ratio "${SIM_RATE[k]:-0}" "${models[k]}")
+            fi
+            between 0.7 1.3 "${RATIOS[k]}" || ok=0
+        done
+        [ "$ok" = 1 ] && break
+    done
+}
+
+echo "== latency: 8 B ping-pongs on c1"
+latency_ok "on (4 us, 8 Gbit/s): 8 B" 4.008
+"$TBCLUSTER" link c1 latency_us=40
+latency_ok "latency_us=40 set live: 8 B" 40.008
+
+echo "== rate: one stream of 256 KiB messages on c1"
+"$TBCLUSTER" link c1 rate_gbps=1 latency_us=4
+rates_ok "1 Gbit/s" 125 -- "mac-b mac-a rdma_en2 262144 100"
+check "1 Gbit/s: a stream's receive rate is the model's (125 MB/s) within 30 % (x${RATIOS[0]})" \
+    between 0.7 1.3 "${RATIOS[0]}"
+"$TBCLUSTER" link mac-a:en2 rate_gbps=0.5
+rates_ok "0.5 Gbit/s" 62.5 -- "mac-b mac-a rdma_en2 262144 50"
+check "0.5 Gbit/s: a stream's receive rate is the model's (62.5 MB/s) within 30 % (x${RATIOS[0]})" \
+    between 0.7 1.3 "${RATIOS[0]}"
+
+# From here on the streams pause half-way and go on together: their second halves run at once.
+SIM_STREAM_PAUSE=1
+echo "== live: 1 Gbit/s, the stream paused half-way, 0.25 Gbit/s for the rest"
+speed_up()
+{
+    "$TBCLUSTER" link c1 rate_gbps=1
+}
+slow_down()
+{
+    "$TBCLUSTER" link c1 rate_gbps=0.25
+}
+RATES_BEFORE=speed_up SIM_STREAM_AT_PAUSE=slow_down rates_ok "changed live" 31.25 -- \
+    "mac-b mac-a rdma_en2 262144 60"
+check "the rate changed while the stream was paused holds for the rest (x${RATIOS[0]} of 31.25)" \
+    between 0.7 1.3 "${RATIOS[0]}"
+
+echo "== per direction: c1 at 0.5 Gbit/s, a->b and b->a at once"
+"$TBCLUSTER" link c1 rate_gbps=0.5
+rates_ok "both ways" 62.5 62.5 -- "mac-b mac-a rdma_en2 262144 100" \
+    "mac-a mac-b rdma_en2 262144 100"
+check "both directions of c1 at once: a->b at the cable's rate within 30 % (x${RATIOS[0]})" \
+    between 0.7 1.3 "${RATIOS[0]}"
+check "both directions of c1 at once: b->a at the cable's rate within 30 % (x${RATIOS[1]})" \
+    between 0.7 1.3 "${RATIOS[1]}"
+
+echo "== per cable: c1 at 0.5 Gbit/s, c2 at 0.25 Gbit/s, a->b on both at once"
+"$TBCLUSTER" link c2 rate_gbps=0.25 latency_us=4
+rates_ok "both cables" 62.5 31.25 -- "mac-b mac-a rdma_en2 262144 100" \
+    "mac-b mac-a rdma_en3 262144 50"
+check "c1 and c2 at once, a->b: c1 keeps its own rate within 30 % (x${RATIOS[0]} of 62.5 MB/s)" \
+    between 0.7 1.3 "${RATIOS[0]}"
+check "c1 and c2 at once, a->b: c2 keeps its own rate within 30 % (x${RATIOS[1]} of 31.25 MB/s)" \
+    between 0.7 1.3 "${RATIOS[1]}"
+
+"$TBCLUSTER" link all off
+"$TBSIMCTL" show >"$TC_TMP/show.out"
+check_grep "link all off: no rate and no latency on c2" "$TC_TMP/show.out" \
+    '^cable c2 .* rate_gbps=0\.000 latency_us=0\.000$'
+finish
