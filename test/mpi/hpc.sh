@@ -19,7 +19,8 @@
 #              Debian's ScaLAPACK 2.2.1 reads an uninitialised EST in P?LACON there, which
 #              hangs x?llt with the stock inputs on every transport (docs/hpc.md)
 #   HPCC       N = 1440 (data/hpc/hpccinf.txt; thirdparty.sh's is 1000) on a 2 x 2*SLOTS grid:
-#              HPL's residual and norms, FFT and RandomAccess errors; HPCC's own checks
+#              HPL's residual and norms, FFT's error; HPCC's own checks (MPIRandomAccess' wrong
+#              locations within HPCC's 1 %: with 8 ranks their count varies over vader alone)
 # Each code checks its own verdicts too. Each run over tbrdma: every rank ran tbrdma and got
 # every frame back, the simulator's counters moved on every cable and in total (a fallback to
 # another transport cannot pass: only self, shared memory and tbrdma are allowed), and nothing
@@ -142,9 +143,9 @@ run_hpcc()
 {
     sed "s/^2 \( *Qs\)/$((2 * slots))\1/" "$data/hpccinf.txt" >"$2/hpccinf.txt"
     mt_app "$1" "$np" "$slots" "$2" -- hpcc || return 1
-    mt_hpcc_verdicts "$1" "$2/hpccoutf.txt"
+    mt_hpcc_verdicts "$1" "$2/hpccoutf.txt" 0.01
     hpc_answer "$3" "$2/hpccoutf.txt" '/^\|\|Ax-b\|\|/ ||
-        /^(HPL_(N|NB|nprow|npcol|RnormI|Anorm1|AnormI|Xnorm1|XnormI|BnormI)|MPIRandomAccess_(N|Errors|ErrorsFraction)|MPIFFT_(N|maxErr))=/'
+        /^(HPL_(N|NB|nprow|npcol|RnormI|Anorm1|AnormI|Xnorm1|XnormI|BnormI)|MPIRandomAccess_N|MPIFFT_(N|maxErr))=/'
 }
 
 # hpc_compare CODE MIN_LINES: the answers over tbrdma and over tcp are the same lines.
@@ -212,7 +213,7 @@ for code in ${HPC_CODES:-$codes}; do
     gromacs) prepare_gromacs && hpc_code gromacs 40 1000000 ;;
     nwchem) hpc_code nwchem 4 1000000 ;;
     scalapack) hpc_code scalapack 50 1000000 ;;
-    hpcc) hpc_code hpcc 15 10000000 ;;
+    hpcc) hpc_code hpcc 14 10000000 ;;
     *) fatal "unknown code $code (lammps gromacs nwchem scalapack hpcc)" ;;
     esac
 done

@@ -166,9 +166,11 @@ mt_app()
     mt_frames_back "$name" "$np" && pass "$name: tbrdma ran in all $np ranks and got every frame back"
 }
 
-# mt_hpcc_verdicts NAME FILE: HPCC's own checks in its output FILE (hpccoutf.txt): HPL's residual
-# check passed and none failed, nothing FAILED, STREAM validated, RandomAccess without errors,
-# PTRANS passed, and the summary says Success=1.
+# mt_hpcc_verdicts NAME FILE [RA-FRACTION]: HPCC's own checks in its output FILE (hpccoutf.txt):
+# HPL's residual check passed and none failed, nothing FAILED, STREAM validated, RandomAccess
+# without errors (or, given RA-FRACTION, MPIRandomAccess' wrong locations at most that fraction:
+# HPCC allows 0.01, and with 8 ranks its count varies from run to run over vader alone), PTRANS
+# passed, and the summary says Success=1.
 mt_hpcc_verdicts()
 {
     local name=$1 out=$2
@@ -181,8 +183,14 @@ mt_hpcc_verdicts()
         "^ +0 tests completed and failed residual checks"
     check_nogrep "$name: no check FAILED" "$out" "FAILED"
     check_grep "$name: STREAM validated" "$out" "^Solution Validates"
-    expect "$name: RandomAccess errors" "MPIRandomAccess_Errors=0" \
-        "$(grep '^MPIRandomAccess_Errors=' "$out")"
+    if [ -n "${3:-}" ]; then
+        check "$name: $(grep '^MPIRandomAccess_ErrorsFraction=' "$out") (at most $3)" \
+            awk -F= -v max="$3" '$1 == "MPIRandomAccess_ErrorsFraction" {f = 1; bad = $2 > max}
+                END {exit !(f && !bad)}' "$out"
+    else
+        expect "$name: RandomAccess errors" "MPIRandomAccess_Errors=0" \
+            "$(grep '^MPIRandomAccess_Errors=' "$out")"
+    fi
     check_grep "$name: PTRANS passed" "$out" "^WALL .* PASSED"
     expect "$name: the summary's verdict" "Success=1" "$(grep '^Success=' "$out")"
 }
