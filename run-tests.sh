@@ -13,6 +13,9 @@
 #               start-up refusals, striping over double and crossed cables, NetPIPE and
 #               HPCC, the shipped coll/tuned rules (installed, in effect, results right),
 #               valgrind memcheck and an AddressSanitizer build (test/mpi)
+#   hpc         real HPC codes, unmodified, over tbrdma on simulated Macs (1 and 2 ranks per Mac),
+#               each compared with the same run over tcp: LAMMPS, GROMACS, NWChem, ScaLAPACK's
+#               tests, HPCC (Open MPI 4.1; LAMMPS, NWChem and ScaLAPACK on 5.0) (test/mpi/hpc.sh)
 #   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
 #   bench       the benchmark suite (bench/run --smoke) writes every CSV, plot and report row
 #               it should; bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
-    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -214,6 +217,14 @@ if stage_wanted mpi; then
     for fl in 4.1 5.0; do
         run_test mpi "memcheck-$fl" 900 test/mpi/memcheck.sh "$fl"
         run_test mpi "asan-$fl" 900 test/mpi/asan.sh "$fl"
+    done
+fi
+if stage_wanted hpc; then
+    echo "== hpc (HPC codes over tbrdma, answers compared with tcp)"
+    for fl in 4.1 5.0; do
+        for slots in 1 2; do
+            run_test hpc "hpc-$fl-$slots" 1800 test/mpi/hpc.sh "$fl" "$slots"
+        done
     done
 fi
 if stage_wanted tools; then

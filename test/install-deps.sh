@@ -16,8 +16,9 @@ packages=(
     libucx0
     # Open MPI 5.0 in a Debian 13 chroot
     debootstrap
-    # tools used by tests; third-party MPI codes run over tbrdma
+    # tools used by tests; third-party MPI codes run over tbrdma (test/mpi/thirdparty.sh, hpc.sh)
     strace clang-format valgrind netpipe-openmpi hpcc
+    lammps gromacs nwchem-openmpi scalapack-mpi-test
     # the tools tests: MLX hostfile and --json checks, the Homebrew formula's syntax
     python3 ruby
     # bench/run's and bench/compare-jaccl's plots (the bench stage checks their PNGs)

@@ -27,6 +27,8 @@ MT_TIMEOUT=${MT_TIMEOUT:-300}
 MT_OUT=
 MT_MESH_ARGS=()
 MT_WRAP=() # a command each rank runs its program under (valgrind)
+MT_BTL=${MT_BTL:-} # another BTL list than tbrdma's (a reference run), see mt_btl
+MT_BTL_ARGS=() # that transport's parameters
 
 # mt_flavour 4.1|5.0: sets MT_FLAVOUR, MT_BUILD (the plugin's build), MT_BIN (programs),
 # MT_SM (shared memory BTL), MT_OSC (one-sided arguments), MT_MPICC (word list).
@@ -126,6 +128,81 @@ mt_launch()
     fi
 }
 
+# mt_split WORDS... -- COMMAND...: MT_ARGS gets the words before --, MT_CMD the command after it.
+mt_split()
+{
+    MT_ARGS=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        MT_ARGS+=("$1")
+        shift
+    done
+    shift
+    MT_CMD=("$@")
+}
+
+# mt_launch_btl NP SLOTS MPIRUN-ARGS...: mt_launch with pml ob1 and only tbrdma between Macs
+# (mt_btl; MT_BTL and MT_BTL_ARGS make it a reference run over another transport), tbrdma against
+# the simulator, printing its counters at finalize.
+mt_launch_btl()
+{
+    local np=$1 slots=$2
+    shift 2
+    mt_launch "$np" "$slots" --map-by node --mca pml ob1 --mca btl "$(mt_btl "$slots")" \
+        "${MT_BTL_ARGS[@]}" --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_stats 1 \
+        "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "$@"
+}
+
+# mt_app NAME NP SLOTS DIR [MPIRUN-ARGS...] -- PROGRAM [ARGS...]: an unmodified MPI program (a
+# third-party code) run by mt_launch_btl in directory DIR, output in $MT_OUT, seconds in
+# MT_SECS. Checks mpirun's exit status and, over tbrdma, that every rank ran tbrdma and got
+# every frame back.
+mt_app()
+{
+    local name=$1 np=$2 slots=$3 dir=$4 t0=$SECONDS rc
+    mt_split "${@:5}"
+    MT_OUT=$TC_TMP/${name//[^A-Za-z0-9_.-]/_}.out
+    (cd "$dir" && mt_launch_btl "$np" "$slots" --wdir "$dir" "${MT_ARGS[@]}" "${MT_CMD[@]}") \
+        >"$MT_OUT" 2>&1
+    rc=$?
+    MT_SECS=$((SECONDS - t0))
+    if ! check "$name: mpirun exit status 0 ($MT_SECS s)" test "$rc" -eq 0; then
+        tail -20 "$MT_OUT" | sed 's/^/    | /'
+        return 1
+    fi
+    [ -z "${MT_BTL:-}" ] || return 0
+    mt_frames_back "$name" "$np" && pass "$name: tbrdma ran in all $np ranks and got every frame back"
+}
+
+# mt_hpcc_verdicts NAME FILE [RA-FRACTION]: HPCC's own checks in its output FILE (hpccoutf.txt):
+# HPL's residual check passed and none failed, nothing FAILED, STREAM validated, RandomAccess
+# without errors (or, given RA-FRACTION, MPIRandomAccess' wrong locations at most that fraction:
+# HPCC allows 0.01, and with 8 ranks its count varies from run to run over vader alone), PTRANS
+# passed, and the summary says Success=1.
+mt_hpcc_verdicts()
+{
+    local name=$1 out=$2
+    if [ ! -f "$out" ]; then
+        fail "$name: no $(basename "$out") was written"
+        return 1
+    fi
+    check_grep "$name: HPL passed its residual check" "$out" "^\|\|Ax-b\|\|.* PASSED"
+    check_grep "$name: no HPL run failed its residual check" "$out" \
+        "^ +0 tests completed and failed residual checks"
+    check_nogrep "$name: no check FAILED" "$out" "FAILED"
+    check_grep "$name: STREAM validated" "$out" "^Solution Validates"
+    if [ -n "${3:-}" ]; then
+        check "$name: $(grep '^MPIRandomAccess_ErrorsFraction=' "$out") (at most $3)" \
+            awk -F= -v max="$3" '$1 == "MPIRandomAccess_ErrorsFraction" {f = 1; bad = $2 > max}
+                END {exit !(f && !bad)}' "$out"
+    else
+        expect "$name: RandomAccess errors" "MPIRandomAccess_Errors=0" \
+            "$(grep '^MPIRandomAccess_Errors=' "$out")"
+    fi
+    check_grep "$name: PTRANS passed" "$out" "^WALL .* PASSED"
+    expect "$name: the summary's verdict" "Success=1" "$(grep '^Success=' "$out")"
+}
+
 # mt_btl SLOTS: the BTL list that leaves Macs to tbrdma alone (MT_BTL overrides it: a reference
 # run over another transport).
 mt_btl()
@@ -147,19 +224,10 @@ mt_btl()
 mt_run()
 {
     local name=$1 np=$2 slots=$3 rc n
-    shift 3
-    local args=()
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do
-        args+=("$1")
-        shift
-    done
-    shift
+    mt_split "${@:4}"
     MT_OUT=$TC_TMP/$name.out
-    mt_launch "$np" "$slots" --map-by node --mca pml ob1 --mca btl "$(mt_btl "$slots")" \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
-        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_stats 1 \
-        "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "${args[@]}" "${MT_WRAP[@]}" "$MT_BIN/$1" "${@:2}" \
-        >"$MT_OUT" 2>&1
+    mt_launch_btl "$np" "$slots" "${MT_ARGS[@]}" "${MT_WRAP[@]}" "$MT_BIN/${MT_CMD[0]}" \
+        "${MT_CMD[@]:1}" >"$MT_OUT" 2>&1
     rc=$?
     n=$(grep -c "^tbtest .*: rank [0-9]* of $np OK" "$MT_OUT")
     if [ "$rc" -eq 0 ] && [ "$n" -eq "$np" ] && mt_frames_back "$name" "$np"; then
@@ -192,7 +260,7 @@ mt_counters()
 # mt_counter_sum NAME FILE: the sum over every device of counter NAME in a counters snapshot.
 mt_counter_sum()
 {
-    awk -v k="$1" '{for (i = 3; i < NF; i += 2) if ($i == k) s += $(i + 1)} END {print s + 0}' "$2"
+    awk -v k="$1" '{for (i = 3; i < NF; i += 2) if ($i == k) s += $(i + 1)} END {printf "%.0f\n", s}' "$2"
 }
 
 # mt_counters_moved WHAT BEFORE AFTER MIN_BYTES: every device of the cluster sent at least
@@ -208,6 +276,15 @@ mt_counters_moved()
     fi
     fail "$what: devices below $4 bytes: $(echo "$idle" | tr '\n' ';')"
     return 1
+}
+
+# mt_counters_total WHAT BEFORE AFTER MIN_BYTES: the devices of the cluster sent at least
+# MIN_BYTES in all between the two snapshots.
+mt_counters_total()
+{
+    local sent
+    sent=$(($(mt_counter_sum tx_bytes "$3") - $(mt_counter_sum tx_bytes "$2")))
+    check "$1: the cables carried $sent bytes in all (at least $4)" test "$sent" -ge "$4"
 }
 
 # mt_nothing_held WHAT: no queue pair or memory region of the simulator is held.

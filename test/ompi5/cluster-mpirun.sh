@@ -30,8 +30,13 @@ hostfile=$state/hostfile5.slots$slots
 sed -n 's/^host //p' "$state/topology" | sed "s/\$/ slots=$slots/" >"$hostfile"
 args=(mpirun --allow-run-as-root --hostfile "$hostfile"
     --prtemca plm_ssh_agent "$here/cluster-agent.sh"
-    --prtemca oob_tcp_if_include "$mgmt.0/24"
-    --mca btl_tcp_if_include "$mgmt.0/24")
+    --prtemca oob_tcp_if_include "$mgmt.0/24")
+# The TCP BTL stays on the management network unless the arguments choose its interfaces (a
+# reference run over the cables).
+case " $* " in
+*" btl_tcp_if_include "* | *" btl_tcp_if_exclude "*) ;;
+*) args+=(--mca btl_tcp_if_include "$mgmt.0/24") ;;
+esac
 [ -n "$np" ] && args+=(-np "$np")
 first=$(sed -n 's/^host //p' "$state/topology" | head -1)
 export TBSIM_DIR=$state

@@ -20,6 +20,8 @@ TBRDMA_CHROOT_SUITE=trixie
 # shellcheck disable=SC2034
 TBRDMA_CHROOT_PACKAGES=libopenmpi-dev,openmpi-bin,gcc,make,libc6-dev,libibverbs-dev,pkgconf
 TBRDMA_CHROOT_PACKAGES+=,libcunit1-dev,netpipe-openmpi,hpcc,valgrind
+# The HPC codes of test/mpi/hpc.sh (Debian 13's builds link Open MPI 5.0.7).
+TBRDMA_CHROOT_PACKAGES+=,lammps,nwchem-openmpi,scalapack-mpi-test
 
 # The chroot directory: $TBRDMA_OMPI5_CHROOT, or <repo>/build/ompi5/chroot.
 ompi5_chroot_dir()
