@@ -67,8 +67,7 @@ int mca_btl_tbrdma_job_host_index(const mca_btl_tbrdma_job_t *job, const char *h
     return -1;
 }
 
-/* Cables of the pair (a, b) that get queue pairs: all of them when striping, else the first. */
-static int connect_cables_used(const tbrdma_mesh_link_t *l)
+int mca_btl_tbrdma_cables_used(const tbrdma_mesh_link_t *l)
 {
     return mca_btl_tbrdma_component.stripe ? l->nstripes : (0 <= l->port ? 1 : 0);
 }
@@ -110,7 +109,7 @@ static int connect_budget(const mca_btl_tbrdma_module_t *module, const mca_btl_t
 
     for (int a = 0; a < job->nhosts; a++) {
         for (int b = 0; b < job->nhosts; b++) {
-            int ncables = (a == b) ? 0 : connect_cables_used(&job->mesh->link[a][b]), n = 0;
+            int ncables = (a == b) ? 0 : mca_btl_tbrdma_cables_used(&job->mesh->link[a][b]), n = 0;
 
             for (int k = 0; k < ncables; k++) {
                 n += connect_budget_cable(job, nprocs, a, b, k, own);

@@ -29,6 +29,9 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
 /* Rank counts per host, for the budget: the number of participants on host h. */
 int mca_btl_tbrdma_job_ranks_on(const mca_btl_tbrdma_job_t *job, size_t nprocs, int h);
 
+/* Cables of a pair of hosts that get queue pairs: all of them when striping, else the first. */
+int mca_btl_tbrdma_cables_used(const tbrdma_mesh_link_t *l);
+
 /* The index of host in job->hosts, -1 when it is not there. */
 int mca_btl_tbrdma_job_host_index(const mca_btl_tbrdma_job_t *job, const char *host);
 

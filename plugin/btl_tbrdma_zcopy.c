@@ -37,7 +37,7 @@ static int zc_fits(int a, int b)
 /* 1 when two hosts stripe over several cables: their large messages are copied over all. */
 static int zc_striped(const mca_btl_tbrdma_job_t *job, int own, int peer)
 {
-    return mca_btl_tbrdma_component.stripe && 1 < job->mesh->link[own][peer].nstripes;
+    return 1 < mca_btl_tbrdma_cables_used(&job->mesh->link[own][peer]);
 }
 
 void mca_btl_tbrdma_zc_plan(mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
