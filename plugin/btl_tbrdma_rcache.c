@@ -146,16 +146,18 @@ int mca_btl_tbrdma_rcache_init(mca_btl_tbrdma_device_t *dev)
                        name);
         goto undo_rc;
     }
+    /* after the cache: the first cache created is what sets up Open MPI's memory hooks */
     if (!rcache_hooks_active()) {
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                        "device %s: Open MPI's memory hooks are not active (memory patcher off "
                        "or unsupported): a freed buffer could keep a stale registration, so "
                        "large messages are copied",
                        name);
-        mca_rcache_base_module_destroy(rc->rcache);
-        goto undo_rc;
+        goto destroy_rcache;
     }
     return 0;
+destroy_rcache:
+    mca_rcache_base_module_destroy(rc->rcache);
 undo_rc:
     dev->zc = NULL;
     pthread_mutex_destroy(&rc->lock);
@@ -163,6 +165,8 @@ undo_rc:
     return -1;
 }
 
+/* Takes the list lock, waiting a little if another thread holds it (a signal may be ending the
+ * process on the thread that holds it: then release anyway). 1 when taken. */
 static int rcache_lock_release(mca_btl_tbrdma_rcache_t *rc)
 {
     for (int i = 0; i < RCACHE_LOCK_YIELDS; i++) {
