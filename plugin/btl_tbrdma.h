@@ -52,7 +52,8 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t rx_data, rx_bytes, rx_dup, rx_gap, rx_ctrl, rx_wc_err, rx_unknown_tag;
     uint64_t rx_bad[TBRDMA_FRAME_VERDICTS]; /* refused frames by verdict */
     uint64_t tx_wc_err, credit_stalls, held, bogus_acks, no_frame;
-    uint64_t tx_striped; /* data frames sent on a pair's second or later cable */
+    uint64_t tx_striped;           /* data frames sent on a pair's second or later cable */
+    uint64_t tx_trains, rx_trains; /* messages sent and delivered as trains of 1-frame pieces */
     /* zero-copy (btl_tbrdma_zcopy*.c): gets, chunks, epochs and why they changed */
     uint64_t zc_gets, zc_refused, zc_failed, zc_rx_chunks, zc_rx_bytes, zc_tx_chunks, zc_tx_bytes;
     uint64_t zc_epochs, zc_why[TBRDMA_ZC_REASONS], zc_noreg, zc_post_err, zc_tx_wc_err, zc_bad_msg;
@@ -72,6 +73,7 @@ typedef struct mca_btl_tbrdma_component_t {
     int eager_depth;      /* 1-frame receives posted per peer */
     int bulk_depth;       /* bulk receives posted per peer */
     int bulk_frames;      /* frames per bulk message */
+    int train_frames;     /* longest train of 1-frame messages instead of a padded bulk one */
     int send_frames;      /* 1-frame send buffers per device */
     int bulk_send_frames; /* bulk send buffers per device */
     int max_qps_per_device;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@ static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
 
 static void endpoint_destruct(mca_btl_tbrdma_endpoint_t *ep)
 {
+    free(ep->train);
     mca_btl_tbrdma_zc_free(ep);
 }
 

@@ -73,6 +73,8 @@ struct mca_btl_base_endpoint_t {
     int rx_pass;         /* a valid frame came in the current progress pass */
     int fail_reported;
     char fail_reason[512];
+    uint8_t *train;     /* a train's pieces received so far (1-frame channel), NULL until one */
+    uint32_t train_len; /* bytes in train */
 
     /* Striping (btl_tbrdma_stripe.c). */
     int stripe;                              /* this endpoint's cable in the pair's order */

@@ -46,6 +46,7 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_device_t *dev, int
     frag->flags = 0;
     frag->len = 0;
     frag->ep = NULL;
+    frag->train = NULL;
     frag->base.des_cbfunc = NULL;
     frag->base.des_cbdata = NULL;
     frag->base.des_context = NULL;

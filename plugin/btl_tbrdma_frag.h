@@ -35,12 +35,14 @@
 #define TBRDMA_FF_HELD   0x08 /* received in order, delivery left to an application thread */
 #define TBRDMA_FF_SENT   0x10 /* transmitted at least once (a later transmission is a retry) */
 #define TBRDMA_FF_ACKED  0x20 /* acknowledged, its callback waits for the send completion */
+#define TBRDMA_FF_MORE   0x40 /* a piece of a train that the next frame of the channel continues */
 
 typedef struct mca_btl_tbrdma_frag_t {
     mca_btl_base_descriptor_t base;        /* first: ob1 sees the descriptor */
     mca_btl_base_segment_t segment;        /* the payload, after the header */
     struct mca_btl_tbrdma_frag_t *next;    /* pool, send list, held list, deferred list */
     struct mca_btl_tbrdma_frag_t *cb_next; /* module's list of callbacks to run */
+    struct mca_btl_tbrdma_frag_t *train;   /* a train's last piece: the message it carries */
     struct mca_btl_tbrdma_device_t *dev;
     struct mca_btl_base_endpoint_t *ep; /* send: destination; receive: the sending peer */
     uint8_t *buf;                       /* the frame: header, then payload */
@@ -64,11 +66,11 @@ typedef struct mca_btl_tbrdma_device_t {
     size_t slab_bytes;
     mca_btl_tbrdma_frag_t *frags; /* every frame of the device */
     int nfrags;
-    mca_btl_tbrdma_frag_t *recv_next; /* receive frames not yet given to an endpoint */
-    mca_btl_tbrdma_frag_t *pool[3];   /* free send frames: eager, bulk, control */
-    opal_mutex_t pool_lock;           /* application threads (MPI_THREAD_MULTIPLE) */
-    int neps;                         /* endpoints on this device */
-    uint64_t port_checked_ns;         /* last look at the port state (failure diagnosis) */
+    mca_btl_tbrdma_frag_t *recv_next;   /* receive frames not yet given to an endpoint */
+    mca_btl_tbrdma_frag_t *pool[3];     /* free send frames: eager, bulk, control */
+    opal_mutex_t pool_lock;             /* application threads (MPI_THREAD_MULTIPLE) */
+    int neps;                           /* endpoints on this device */
+    uint64_t port_checked_ns;           /* last look at the port state (failure diagnosis) */
     struct mca_btl_tbrdma_rcache_t *zc; /* registrations of user memory (zero-copy), or NULL */
 } mca_btl_tbrdma_device_t;
 
@@ -85,6 +87,18 @@ static inline uint32_t tbrdma_eager_payload(void)
 static inline uint32_t tbrdma_bulk_payload(void)
 {
     return (uint32_t) mca_btl_tbrdma_component.bulk_frames * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
+}
+
+/* Payload bytes of the longest train (btl_tbrdma_train_frames, at most a bulk message's frames
+ * of 1-frame payload); 0 when trains are off. */
+static inline uint32_t tbrdma_train_payload(void)
+{
+    int n = mca_btl_tbrdma_component.train_frames;
+
+    if (n > mca_btl_tbrdma_component.bulk_frames) {
+        n = mca_btl_tbrdma_component.bulk_frames;
+    }
+    return (n > 1) ? (uint32_t) n * tbrdma_eager_payload() : 0;
 }
 
 /*

@@ -104,7 +104,7 @@ static void params_zcopy_table(params_int_t *t)
 static params_int_t *params_int_table(size_t *n_p)
 {
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
-    static params_int_t table[14];
+    static params_int_t table[15];
 
     table[0] = (params_int_t){"eager_depth",
                               &c->eager_depth,
@@ -199,7 +199,22 @@ static params_int_t *params_int_table(size_t *n_p)
                               "least loaded cable; smaller messages, and every eager-sized one, "
                               "stay on the pair's first cable, in order. Range 0..1073741824, "
                               "default 131072 (two bulk fragments)"};
-    params_zcopy_table(table + 10);
+    table[10] = (params_int_t){"train_frames",
+                               &c->train_frames,
+                               9,
+                               1,
+                               256,
+                               OPAL_INFO_LVL_5,
+                               "Longest message, in frames of 4056 payload bytes, sent as a "
+                               "train of 1-frame messages on the 1-frame channel instead of one "
+                               "bulk message padded to btl_tbrdma_bulk_frames frames (Apple's "
+                               "frame rule: a short bulk message crosses the cable as a whole "
+                               "one). ob1's eager limit follows (one way, no rendezvous), unless "
+                               "btl_tbrdma_eager_limit is set. 1 = never: every message longer "
+                               "than one frame goes bulk and eager messages are one frame. "
+                               "Processes may differ. Range 1..256, default 9 (36,504 bytes: a "
+                               "32 KiB message with ob1's header)"};
+    params_zcopy_table(table + 11);
     *n_p = sizeof(table) / sizeof(table[0]);
     return table;
 }
@@ -355,8 +370,10 @@ int mca_btl_tbrdma_params_register(void)
     /* ob1's largest fragment is one bulk message (the base registers it with this default) */
     params_verify_ints();
     params_verify_zcopy();
-    m->btl_max_send_size =
-        (size_t) mca_btl_tbrdma_component.bulk_frames * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
+    m->btl_max_send_size = tbrdma_bulk_payload();
+    /* ob1's eager messages: one frame, or up to a train (one way, no rendezvous round trip) */
+    m->btl_eager_limit =
+        (0 < tbrdma_train_payload()) ? tbrdma_train_payload() : tbrdma_eager_payload();
     /* The standard btl_tbrdma_{exclusivity,flags,eager_limit,...} knobs. The template's
      * function table is already filled: the base strips flags without functions. */
     return mca_btl_base_param_register(&mca_btl_tbrdma_component.super.btl_version,
@@ -425,25 +442,25 @@ static void params_verify_flags(void)
     m->btl_flags &= ~unsupported;
 }
 
-/* ob1's sizes must fit the frames: eager messages in one frame, fragments in a bulk message. */
+/* ob1's sizes must fit the frames: eager messages and fragments in a bulk message, a
+ * rendezvous's first fragment in the eager limit. */
 static void params_verify_sizes(void)
 {
     mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
-    size_t eager = TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
-    size_t bulk =
-        (size_t) mca_btl_tbrdma_component.bulk_frames * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
+    size_t eager = tbrdma_eager_payload(), bulk = tbrdma_bulk_payload();
+    size_t def = (0 < tbrdma_train_payload()) ? tbrdma_train_payload() : eager;
     char msg[TBRDMA_MSG_MAX];
 
-    if (m->btl_eager_limit > eager || m->btl_rndv_eager_limit > m->btl_eager_limit
+    if (m->btl_eager_limit > bulk || m->btl_rndv_eager_limit > m->btl_eager_limit
         || m->btl_max_send_size > bulk || m->btl_max_send_size < m->btl_eager_limit) {
         snprintf(msg, sizeof(msg),
                  "btl_tbrdma_eager_limit = %zu, rndv_eager_limit = %zu and max_send_size = %zu "
-                 "do not fit tbrdma's frames (eager <= %zu, rndv <= eager, eager <= max_send "
-                 "<= %zu with btl_tbrdma_bulk_frames = %d); using %zu, %zu and %zu",
-                 m->btl_eager_limit, m->btl_rndv_eager_limit, m->btl_max_send_size, eager, bulk,
-                 mca_btl_tbrdma_component.bulk_frames, eager, eager, bulk);
+                 "do not fit tbrdma's frames (rndv <= eager <= max_send <= %zu with "
+                 "btl_tbrdma_bulk_frames = %d); using %zu, %zu and %zu",
+                 m->btl_eager_limit, m->btl_rndv_eager_limit, m->btl_max_send_size, bulk,
+                 mca_btl_tbrdma_component.bulk_frames, def, eager, bulk);
         mca_btl_tbrdma_show_help("invalid-param", msg);
-        m->btl_eager_limit = eager;
+        m->btl_eager_limit = def;
         m->btl_rndv_eager_limit = eager;
         m->btl_max_send_size = bulk;
     }

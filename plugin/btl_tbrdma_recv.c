@@ -27,6 +27,7 @@
 #include "btl_tbrdma_zcopy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- sends ------------------------------------------------------------------------------ */
@@ -39,12 +40,21 @@
  */
 static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
 {
-    uint32_t des_flags = frag->base.des_flags;
+    uint32_t des_flags;
 
     if (frag->flags & TBRDMA_FF_ACKED) {
         frag->flags &= ~TBRDMA_FF_ACKED;
         module->acked_waiting--;
     }
+    if (NULL != frag->train) { /* a train's last piece: the message it carried is finished */
+        mca_btl_tbrdma_frag_t *msg = frag->train;
+
+        frag->train = NULL;
+        frag->flags &= ~TBRDMA_FF_CB;
+        mca_btl_tbrdma_send_done(module, frag);
+        frag = msg;
+    }
+    des_flags = frag->base.des_flags;
     if (0 == (frag->flags & TBRDMA_FF_CB) || module->finalizing) {
         /*
          * No callback; or finalize, which runs after every user of the BTL closed (ob1's code
@@ -222,24 +232,61 @@ static void recv_repost(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint
     tbrdma_rel_rx_reposted(&ch->rx);
 }
 
-/* Hands one in-order data frame to ob1's callback for its tag (application thread). */
+/*
+ * A piece of a train (btl_tbrdma_send.c) in order on the 1-frame channel: appended to the
+ * endpoint's train. True when it was the last one: seg is then the whole message.
+ */
+static bool recv_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                       const mca_btl_tbrdma_frag_t *frag, mca_btl_base_segment_t *seg)
+{
+    uint32_t cap = tbrdma_bulk_payload(); /* a train is never longer than a bulk message */
+    char why[160];
+
+    if (NULL == ep->train && NULL == (ep->train = malloc(cap))) {
+        snprintf(why, sizeof(why), "no memory for a train of up to %u bytes", cap);
+        mca_btl_tbrdma_ep_fail(module, ep, why);
+        return false;
+    }
+    if (frag->len > cap - ep->train_len) {
+        snprintf(why, sizeof(why), "it sent a train longer than a bulk message (%u bytes)", cap);
+        mca_btl_tbrdma_ep_fail(module, ep, why);
+        ep->train_len = 0;
+        return false;
+    }
+    memcpy(ep->train + ep->train_len, frag->buf + TBRDMA_HDR_BYTES, frag->len);
+    ep->train_len += frag->len;
+    if (frag->flags & TBRDMA_FF_MORE) {
+        return false;
+    }
+    seg->seg_addr.pval = ep->train;
+    seg->seg_len = ep->train_len;
+    ep->train_len = 0;
+    module->stats.rx_trains++;
+    return true;
+}
+
+/* Hands one in-order data frame (or the train it ends) to ob1's callback for its tag. */
 static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                          mca_btl_tbrdma_frag_t *frag)
 {
     mca_btl_base_segment_t seg;
 
+    module->stats.rx_data++;
+    module->stats.rx_bytes += frag->len;
+    seg.seg_addr.pval = frag->buf + TBRDMA_HDR_BYTES;
+    seg.seg_len = frag->len;
+    if (TBRDMA_CHAN_EAGER == frag->chan && ((frag->flags & TBRDMA_FF_MORE) || 0 < ep->train_len)
+        && !recv_train(module, ep, frag, &seg)) {
+        return;
+    }
     if (TBRDMA_TAG_ZCOPY == frag->tag) { /* tbrdma's own: zero-copy control */
-        mca_btl_tbrdma_zc_recv(module, ep, frag->buf + TBRDMA_HDR_BYTES, frag->len);
+        mca_btl_tbrdma_zc_recv(module, ep, seg.seg_addr.pval, (uint32_t) seg.seg_len);
         return;
     }
     if (NULL == mca_btl_base_active_message_trigger[frag->tag].cbfunc) {
         module->stats.rx_unknown_tag++; /* nobody registered the tag: counted, dropped */
         return;
     }
-    seg.seg_addr.pval = frag->buf + TBRDMA_HDR_BYTES;
-    seg.seg_len = frag->len;
-    module->stats.rx_data++;
-    module->stats.rx_bytes += frag->len;
     tbrdma_compat_deliver(&module->super, mca_btl_tbrdma_endpoint_owner(ep), frag->tag, &seg, 1);
 }
 
@@ -294,6 +341,7 @@ static void recv_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t
         tbrdma_rel_rx_delivered(&ch->rx);
         frag->tag = h->tag;
         frag->len = h->len;
+        frag->flags |= (h->flags & TBRDMA_HF_MORE) ? TBRDMA_FF_MORE : 0;
         if (module->async_pass || NULL != ch->held_head || 0 < module->acked_waiting) {
             recv_hold(module, ch, frag);
             return;

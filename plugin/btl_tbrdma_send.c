@@ -95,6 +95,7 @@ static int send_post_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
     h.len = frag->len;
     h.tx = tbrdma_rel_tx_take(&ch->tx);
     h.pcrc = frag->pcrc;
+    h.flags |= (frag->flags & TBRDMA_FF_MORE) ? TBRDMA_HF_MORE : 0;
     tbrdma_wire_seal(frag->buf, &h);
     if (0 != send_post(module, ep, ch, frag, post_len)) {
         return -1;
@@ -147,7 +148,7 @@ void mca_btl_tbrdma_ep_enqueue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_fra
 
     frag->seq = tbrdma_rel_tx_new_seq(&ch->tx);
     frag->pcrc = ep->csum ? tbrdma_wire_payload_crc(frag->buf, frag->len) : 0;
-    frag->flags = (frag->flags & TBRDMA_FF_CB) | TBRDMA_FF_QUEUED;
+    frag->flags = (frag->flags & (TBRDMA_FF_CB | TBRDMA_FF_MORE)) | TBRDMA_FF_QUEUED;
     frag->next = NULL;
     if (NULL == ch->tail) {
         ch->head = frag;
@@ -244,11 +245,68 @@ void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
 
 /* ---- ob1's entry points ----------------------------------------------------------------- */
 
+/*
+ * Trains. A bulk message of up to btl_tbrdma_train_frames frames of payload goes as that many
+ * 1-frame messages (pieces) on the 1-frame channel: a bulk message crosses the cable as a whole
+ * one (Apple's frame rule), a train only as the frames it fills. Each piece is an ordinary data
+ * frame (sequenced, acknowledged, retransmitted); every piece but the last says MORE, and the
+ * receiver hands the pieces to ob1 as one message once the last came (in order: the channel
+ * delivers in order and nothing else is queued between them). The message's own frame is never
+ * sent: the last piece carries it, and ob1 hears of the message's completion when that piece
+ * finished (acknowledged cumulatively, so every piece before it too).
+ */
+
+/* Takes n 1-frame send frames of dev into pieces[]; false (and none taken) when short of them. */
+static bool send_train_take(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev,
+                            mca_btl_tbrdma_frag_t **pieces, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pieces[i] = mca_btl_tbrdma_frag_get(dev, TBRDMA_POOL_EAGER);
+        if (NULL == pieces[i]) {
+            while (i-- > 0) {
+                mca_btl_tbrdma_frag_put(module, pieces[i]);
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Queues msg (a bulk frame) as a train on ep's 1-frame channel; false: send it whole. */
+static bool send_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                       mca_btl_tbrdma_frag_t *msg)
+{
+    uint32_t piece = tbrdma_eager_payload(), off = 0;
+    int n = (int) ((msg->len + piece - 1) / piece);
+    mca_btl_tbrdma_frag_t *pieces[256];
+
+    if (TBRDMA_CHAN_BULK != msg->chan || msg->len <= piece || msg->len > tbrdma_train_payload()
+        || !send_train_take(module, ep->dev, pieces, n)) {
+        return false;
+    }
+    for (int i = 0; i < n; i++, off += piece) {
+        mca_btl_tbrdma_frag_t *p = pieces[i]; /* its one reference is the transport's */
+
+        p->ep = ep;
+        p->tag = msg->tag;
+        p->len = (msg->len - off < piece) ? msg->len - off : piece;
+        memcpy(p->buf + TBRDMA_HDR_BYTES, msg->buf + TBRDMA_HDR_BYTES + off, p->len);
+        p->flags = (i + 1 < n) ? TBRDMA_FF_MORE : (msg->flags & TBRDMA_FF_CB);
+        p->train = (i + 1 < n) ? NULL : msg;
+        mca_btl_tbrdma_ep_enqueue(ep, p);
+    }
+    msg->flags &= ~TBRDMA_FF_QUEUED;
+    module->stats.tx_trains++;
+    return true;
+}
+
 /* Queues and transmits a data frame (token). */
 static void send_start(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                        mca_btl_tbrdma_frag_t *frag)
 {
-    mca_btl_tbrdma_ep_enqueue(ep, frag);
+    if (!send_train(module, ep, frag)) {
+        mca_btl_tbrdma_ep_enqueue(ep, frag);
+    }
     mca_btl_tbrdma_ep_push(module, ep,
                            module->clock_ns); /* the last pass's time is precise enough */
 }

@@ -67,6 +67,10 @@ static int wire_header_sane(const uint8_t *frame, uint8_t chan)
     if (chan != frame[30] || 0 != frame[31]) {
         return 0;
     }
+    /* trains are data on the 1-frame channel only */
+    if ((frame[3] & TBRDMA_HF_MORE) && (TBRDMA_MSG_DATA != type || TBRDMA_CHAN_EAGER != chan)) {
+        return 0;
+    }
     return tbrdma_get32(frame + 36) == tbrdma_crc32c(frame, WIRE_HCRC_SPAN);
 }
 

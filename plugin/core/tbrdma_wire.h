@@ -42,7 +42,9 @@ enum tbrdma_msg_type {
 #define TBRDMA_HF_NACK0 0x02 /* the sender of this frame saw a gap on channel 0 at ack[0] */
 #define TBRDMA_HF_NACK1 0x04 /* ... on channel 1 at ack[1] */
 #define TBRDMA_HF_AREQ  0x08 /* answer at once with acks and grants (a sender out of credit) */
-#define TBRDMA_HF_MASK  0x0f
+#define TBRDMA_HF_MORE \
+    0x10 /* DATA: a piece of a train, the next frame of the channel continues it */
+#define TBRDMA_HF_MASK 0x1f
 
 typedef struct tbrdma_hdr {
     uint8_t type;               /* enum tbrdma_msg_type */

@@ -2,7 +2,8 @@
 # suite.sh FLAVOUR ADDRESSING SLOTS: tbrdma's MPI test programs on 4 simulated Macs with only
 # tbrdma between Macs (pml ob1; btl self,tbrdma with one rank per Mac, self,vader|sm,tbrdma with
 # SLOTS ranks per Mac), every result checked by the programs themselves:
-#   tb_pingpong  0 B .. 64 MiB and every frame/fragment boundary +-48 B, both directions
+#   tb_pingpong  0 B .. 64 MiB and every frame/fragment boundary +-48 B, both directions;
+#                messages of 2 to 8 frames went as trains and each was delivered whole
 #   tb_coll      every collective, 4 datatypes (one derived, non-contiguous), MPI_IN_PLACE
 #                (5.0 with several ranks per Mac: without coll/han, see below)
 #   tb_p2p       many outstanding, ANY_SOURCE, probe, cancel, dup/split communicators
@@ -22,6 +23,10 @@ mt_cluster "$addressing"
 np=$((4 * slots))
 mt_counters "$TC_TMP/before"
 mt_run pingpong "$np" "$slots" -- tb_pingpong
+# messages of 2 to btl_tbrdma_train_frames frames travel as trains of 1-frame pieces
+trains_sent=$(mt_stat "trains sent") trains_rcvd=$(mt_stat "trains received")
+check "pingpong: $trains_sent messages sent as trains, $trains_rcvd delivered whole" \
+    test "$trains_sent" -gt 0 -a "$trains_sent" -eq "$trains_rcvd"
 # Open MPI 5.0.7's coll/han (chosen with several ranks per Mac) gathers a strided vector type
 # wrongly over any BTL: tb_coll fails the same way with btl self,sm,tcp, and passes without han.
 coll_args=()

@@ -178,6 +178,27 @@ static void test_wire_checksum_required_when_negotiated(void)
     CU_ASSERT(TBRDMA_FRAME_BAD_CRC == tbrdma_wire_check(frame, FRAME_CAP, 1, h.conn, 1, &h));
 }
 
+/* A train's pieces (MORE) are data frames of the 1-frame channel; anywhere else a bad header. */
+static void test_wire_more_only_on_eager_data(void)
+{
+    uint8_t frame[FRAME_CAP];
+    tbrdma_hdr_t h = sample_hdr(), got;
+
+    memset(frame, 0, sizeof(frame));
+    h.flags = TBRDMA_HF_MORE;
+    h.chan = TBRDMA_CHAN_EAGER;
+    tbrdma_wire_seal(frame, &h);
+    CU_ASSERT(TBRDMA_FRAME_OK == tbrdma_wire_check(frame, FRAME_CAP, 0, h.conn, 0, &got));
+    CU_ASSERT(TBRDMA_HF_MORE == got.flags);
+    h.chan = TBRDMA_CHAN_BULK;
+    tbrdma_wire_seal(frame, &h);
+    CU_ASSERT(TBRDMA_FRAME_BAD_HDR == tbrdma_wire_check(frame, FRAME_CAP, 1, h.conn, 0, &got));
+    h.chan = TBRDMA_CHAN_EAGER;
+    h.type = TBRDMA_MSG_ACK;
+    tbrdma_wire_seal(frame, &h);
+    CU_ASSERT(TBRDMA_FRAME_BAD_HDR == tbrdma_wire_check(frame, FRAME_CAP, 0, h.conn, 0, &got));
+}
+
 static void test_wire_frame_rule_lengths(void)
 {
     CU_ASSERT(1 == tbrdma_wire_frames(0));
@@ -207,6 +228,7 @@ int main(void)
         TBRDMA_UT_TEST(test_wire_every_header_bit_flip_is_refused),
         TBRDMA_UT_TEST(test_wire_refusals_are_named),
         TBRDMA_UT_TEST(test_wire_checksum_required_when_negotiated),
+        TBRDMA_UT_TEST(test_wire_more_only_on_eager_data),
         TBRDMA_UT_TEST(test_wire_frame_rule_lengths),
         TBRDMA_UT_END,
     };
