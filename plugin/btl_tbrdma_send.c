@@ -280,8 +280,9 @@ static bool send_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
     int n = (int) ((msg->len + piece - 1) / piece);
     mca_btl_tbrdma_frag_t *pieces[256];
 
+    /* the liveness thread (draining submitted sends) never touches the pools */
     if (TBRDMA_CHAN_BULK != msg->chan || msg->len <= piece || msg->len > tbrdma_train_payload()
-        || !send_train_take(module, ep->dev, pieces, n)) {
+        || mca_btl_tbrdma_on_liveness_thread() || !send_train_take(module, ep->dev, pieces, n)) {
         return false;
     }
     for (int i = 0; i < n; i++, off += piece) {
