@@ -42,18 +42,18 @@ static void send_serve(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
     if (0 != mca_btl_tbrdma_rcache_lookup(ep->dev, g->key, g->addr, g->len, &lkey)) {
         m.status = TBRDMA_ZC_ST_NOREG;
         module->stats.zc_noreg++;
+    } else if (0
+               != tbrdma_verbs_post_send(zc->qp, tbrdma_zc_wrid(zc->index, 1, 0, zc->epoch), src,
+                                         g->len, lkey)) {
+        m.status = TBRDMA_ZC_ST_POSTERR;
+        module->stats.zc_post_err++;
     } else {
+        /* the checksum after the post: it reads what the device reads, while the chunk is on
+         * the wire (before it, a 4 MiB chunk waited about 0.4 ms for its CRC32C) */
         m.crc = ep->csum ? tbrdma_crc32c(src, g->len) : 0;
-        if (0
-            != tbrdma_verbs_post_send(zc->qp, tbrdma_zc_wrid(zc->index, 1, 0, zc->epoch), src,
-                                      g->len, lkey)) {
-            m.status = TBRDMA_ZC_ST_POSTERR;
-            module->stats.zc_post_err++;
-        } else {
-            zc->sq_posted++;
-            module->stats.zc_tx_chunks++;
-            module->stats.zc_tx_bytes += g->len;
-        }
+        zc->sq_posted++;
+        module->stats.zc_tx_chunks++;
+        module->stats.zc_tx_bytes += g->len;
     }
     mca_btl_tbrdma_zc_msg_queue(ep, frag, &m);
 }
