@@ -101,6 +101,12 @@ static inline uint32_t tbrdma_train_payload(void)
     return (n > 1) ? (uint32_t) n * tbrdma_eager_payload() : 0;
 }
 
+/* ob1's eager limit by default: the longest train, or one frame with trains off. */
+static inline uint32_t tbrdma_eager_limit(void)
+{
+    return (0 < tbrdma_train_payload()) ? tbrdma_train_payload() : tbrdma_eager_payload();
+}
+
 /*
  * Opens local port `port` for neps endpoints: the verbs device, its completion queue, the slab,
  * its memory region and every frame. Returns the device, or NULL with err set.

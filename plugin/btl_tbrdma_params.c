@@ -372,8 +372,7 @@ int mca_btl_tbrdma_params_register(void)
     params_verify_zcopy();
     m->btl_max_send_size = tbrdma_bulk_payload();
     /* ob1's eager messages: one frame, or up to a train (one way, no rendezvous round trip) */
-    m->btl_eager_limit =
-        (0 < tbrdma_train_payload()) ? tbrdma_train_payload() : tbrdma_eager_payload();
+    m->btl_eager_limit = tbrdma_eager_limit();
     /* The standard btl_tbrdma_{exclusivity,flags,eager_limit,...} knobs. The template's
      * function table is already filled: the base strips flags without functions. */
     return mca_btl_base_param_register(&mca_btl_tbrdma_component.super.btl_version,
@@ -448,7 +447,7 @@ static void params_verify_sizes(void)
 {
     mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
     size_t eager = tbrdma_eager_payload(), bulk = tbrdma_bulk_payload();
-    size_t def = (0 < tbrdma_train_payload()) ? tbrdma_train_payload() : eager;
+    size_t def = tbrdma_eager_limit();
     char msg[TBRDMA_MSG_MAX];
 
     if (m->btl_eager_limit > bulk || m->btl_rndv_eager_limit > m->btl_eager_limit

@@ -277,12 +277,16 @@ static bool send_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
                        mca_btl_tbrdma_frag_t *msg)
 {
     uint32_t piece = tbrdma_eager_payload(), off = 0;
-    int n = (int) ((msg->len + piece - 1) / piece);
     mca_btl_tbrdma_frag_t *pieces[256];
+    int n;
 
     /* the liveness thread (draining submitted sends) never touches the pools */
     if (TBRDMA_CHAN_BULK != msg->chan || msg->len <= piece || msg->len > tbrdma_train_payload()
-        || mca_btl_tbrdma_on_liveness_thread() || !send_train_take(module, ep->dev, pieces, n)) {
+        || mca_btl_tbrdma_on_liveness_thread()) {
+        return false;
+    }
+    n = (int) ((msg->len + piece - 1) / piece);
+    if (!send_train_take(module, ep->dev, pieces, n)) {
         return false;
     }
     for (int i = 0; i < n; i++, off += piece) {
@@ -296,7 +300,6 @@ static bool send_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
         p->train = (i + 1 < n) ? NULL : msg;
         mca_btl_tbrdma_ep_enqueue(ep, p);
     }
-    msg->flags &= ~TBRDMA_FF_QUEUED;
     module->stats.tx_trains++;
     return true;
 }
