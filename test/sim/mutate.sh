@@ -66,8 +66,8 @@ corrupt_ignored      sim_faults    all 100 arrive with success status and change
 delay_ignored        sim_faults    no round trip shorter than 2 x 300000 us
 down_delivers        sim_linkdown  only the 100 sent before the pull arrive
 link_off             sim_link      on (4 us, 8 Gbit/s): 8 B: no half round trip shorter than the model's
-link_duplex_shared   sim_link      both directions of c1 at once: a->b at the cable's rate
-link_cables_shared   sim_link      c1 and c2 at once, a->b: c1 keeps its own rate
+link_duplex_shared   sim_link      both directions of c1 at once: one wire each way, both second halves within
+link_cables_shared   sim_link      c1 and c2 at once, a->b: one wire each, both second halves within
 link_latched         sim_link      the rate changed while the stream was paused holds for the rest
 crash_release        sim_limits    the dead process's 4 QPs still count: the 7th QP fails with EBUSY
 dereg_keeps_slot     sim_pingpong  p2p: no QP or MR slot is held once both programs exited

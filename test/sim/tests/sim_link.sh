@@ -12,7 +12,12 @@
 #   - per cable: streams on the two cables at once each get their own cable's rate.
 #   The streams of the last two pause half-way and go on together; their second halves must
 #   really have overlapped (arrival times on CLOCK_MONOTONIC), or a wrongly shared wire could
-#   pass unseen (the link_cables_shared mutant survived a CI run that way).
+#   pass unseen (the link_cables_shared mutant survived a CI run that way). And all the second
+#   halves must have arrived within x1.5 of the longest one's model time: one wire carrying them
+#   in turn needs their sum (x2 here, the halves are of equal model time), however the scheduler
+#   ran the streams; a shared wire shows here every time, where it shows in the rates only when
+#   the streams interleave (a shared-wire mutant failed CI at the overlap check instead of the
+#   rate check its table named when the streams took the wire in turn).
 # Timing on 2 shared cores is noisy: every measurement is a ratio to the model, the rates are
 # far below what the machine copies (so the simulator's own cost hardly shows), and a
 # measurement out of tolerance is repeated (best of 3) before it fails.
@@ -22,6 +27,7 @@ sim_init sim_link
 
 TRIES=3
 OVERLAP_MIN=0.8 # of the shortest second half, for streams that must run at once
+SPAN_MAX=1.5    # all second halves, over the longest one's model time (one shared wire: >= 2)
 sim_up --hosts 2 --topology double:a-b --addressing p2p --link on
 "$TBSIMCTL" show >"$TC_TMP/show.out"
 grep '^cable' "$TC_TMP/show.out" | sed 's/^/  show| /'
@@ -90,13 +96,37 @@ overlap()
         }'
 }
 
+# Usage: span MODEL_MBPS... : the time from the first to the last arrival of all the streams'
+# second halves (SIM_HALF), over the longest second half's model time (its bytes, SIM_RX2 x its
+# duration, at its model rate); 1e9 when a time is missing.
+span()
+{
+    local models=("$@") k
+    for k in "${!models[@]}"; do
+        echo "${models[k]} ${SIM_HALF[k]:-} ${SIM_RX2[k]:-}"
+    done | awk '
+        NF != 4 || $1 <= 0 { bad = 1 }
+        NF == 4 {
+            if (n == 0 || $2 < lo) lo = $2
+            if (n == 0 || $3 > hi) hi = $3
+            t = ($3 - $2) * $4 / $1
+            if (t > longest) longest = t
+            n++
+        }
+        END {
+            if (bad || n == 0 || longest <= 0) { print 1e9; exit }
+            printf "%.2f", (hi - lo) / longest
+        }'
+}
+
 # Usage: rates_ok NAME MODEL_MBPS... -- STREAM-SPEC... : runs $RATES_BEFORE (if set), then
 # the streams at once (sim_streams), until each one's receive rate (over the second half with
 # SIM_STREAM_PAUSE) is its model's within +-30 %, at most TRIES times; RATIOS[k] is stream k's
 # rate over its model's. With several streams paused half-way, a try counts only when their
 # second halves overlapped for at least 80 % of the shortest one: on 2 shared cores a stream
 # held back by the scheduler can run its half alone, and a wire wrongly shared between the
-# streams would then go unseen. OVERLAP is the last try's.
+# streams would then go unseen; and their second halves must all have arrived within SPAN_MAX of
+# the longest one's model time (span). OVERLAP and SPAN are the last try's.
 rates_ok()
 {
     local name=$1 models=() try k ok
@@ -125,6 +155,9 @@ rates_ok()
             OVERLAP=$(overlap)
             echo "  the second halves overlapped for x$OVERLAP of the shortest"
             between "$OVERLAP_MIN" 1e9 "$OVERLAP" || ok=0
+            SPAN=$(span "${models[@]}")
+            echo "  all second halves arrived within x$SPAN of the longest one's model time"
+            between 0 "$SPAN_MAX" "$SPAN" || ok=0
         fi
         [ "$ok" = 1 ] && break
     done
@@ -167,6 +200,8 @@ rates_ok "both ways" 62.5 62.5 -- "mac-b mac-a rdma_en2 262144 100" \
     "mac-a mac-b rdma_en2 262144 100"
 check "both directions of c1 at once: the second halves ran together (x$OVERLAP of the shorter)" \
     between "$OVERLAP_MIN" 1e9 "$OVERLAP"
+check "both directions of c1 at once: one wire each way, both second halves within x$SPAN_MAX of one's model time (x$SPAN)" \
+    between 0 "$SPAN_MAX" "$SPAN"
 check "both directions of c1 at once: a->b at the cable's rate within 30 % (x${RATIOS[0]})" \
     between 0.7 1.3 "${RATIOS[0]}"
 check "both directions of c1 at once: b->a at the cable's rate within 30 % (x${RATIOS[1]})" \
@@ -178,6 +213,8 @@ rates_ok "both cables" 62.5 31.25 -- "mac-b mac-a rdma_en2 262144 100" \
     "mac-b mac-a rdma_en3 262144 50"
 check "c1 and c2 at once, a->b: the second halves ran together (x$OVERLAP of the shorter)" \
     between "$OVERLAP_MIN" 1e9 "$OVERLAP"
+check "c1 and c2 at once, a->b: one wire each, both second halves within x$SPAN_MAX of one's model time (x$SPAN)" \
+    between 0 "$SPAN_MAX" "$SPAN"
 check "c1 and c2 at once, a->b: c1 keeps its own rate within 30 % (x${RATIOS[0]} of 62.5 MB/s)" \
     between 0.7 1.3 "${RATIOS[0]}"
 check "c1 and c2 at once, a->b: c2 keeps its own rate within 30 % (x${RATIOS[1]} of 31.25 MB/s)" \
