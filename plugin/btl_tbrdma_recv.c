@@ -240,15 +240,19 @@ static bool recv_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
                        const mca_btl_tbrdma_frag_t *frag, mca_btl_base_segment_t *seg)
 {
     uint32_t cap = tbrdma_bulk_payload(); /* a train is never longer than a bulk message */
-    char why[160];
+    char why[192];
 
     if (NULL == ep->train && NULL == (ep->train = malloc(cap))) {
-        snprintf(why, sizeof(why), "no memory for a train of up to %u bytes", cap);
+        snprintf(why, sizeof(why),
+                 "no memory for a train of up to %u bytes (this Mac is out of memory)", cap);
         mca_btl_tbrdma_ep_fail(module, ep, why);
         return false;
     }
     if (frag->len > cap - ep->train_len) {
-        snprintf(why, sizeof(why), "it sent a train longer than a bulk message (%u bytes)", cap);
+        snprintf(why, sizeof(why),
+                 "it sent a train longer than a bulk message (%u bytes): its tbrdma is not this "
+                 "Mac's; install the same tbrdma on every Mac",
+                 cap);
         mca_btl_tbrdma_ep_fail(module, ep, why);
         ep->train_len = 0;
         return false;

@@ -1,8 +1,15 @@
 /*
- * CRC32C, see tbrdma_crc32c.h. Three implementations of one function: the x86-64 SSE4.2
- * crc32 instruction (compiled for that target only inside its own function, chosen at run time
- * with __builtin_cpu_supports), the ARMv8 CRC32C instructions (compiled in when the target has
- * them, which every Apple silicon Mac does), and slicing-by-8 tables built once.
+ * CRC32C, see tbrdma_crc32c.h. The CPU's CRC32C instruction (x86-64 SSE4.2, compiled for that
+ * target only inside its own functions and chosen at run time with __builtin_cpu_supports; the
+ * ARMv8 CRC32C instructions, compiled in when the target has them, which every Apple silicon
+ * Mac does), else slicing-by-8 tables built once.
+ *
+ * Three streams at once. The instruction takes 3 cycles but a new one can start every cycle, so
+ * one dependent chain runs at a third of what the unit can do. A long buffer is cut into blocks
+ * of three equal parts, whose CRCs are computed interleaved (the first part's from the running
+ * register, the other two from 0) and then combined: the register after part A then B is
+ * shift_n(reg_A) ^ reg_B, where shift_n is the register's linear map for n zero bytes, applied
+ * with 4 table look-ups (the tables built once per part length, from the software loop).
  * Hot path: tbrdma_crc32c_extend() is called for every frame when btl_tbrdma_checksum is on.
  */
 #include "tbrdma_crc32c.h"
@@ -12,21 +19,30 @@
 
 #if defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
 #include <arm_acle.h>
-#define CRC32C_HAVE_ARM 1
-#endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#define CRC32C_HAVE_X86 1
+#define CRC32C_HW_NAME         "armv8-crc"
+#define CRC32C_HW_TARGET       /* the target has it */
+#define CRC32C_HW_STEP64(c, w) __crc32cd((c), (w))
+#define CRC32C_HW_STEP8(c, b)  __crc32cb((c), (b))
+#elif defined(__x86_64__) && defined(__GNUC__)
+#define CRC32C_HW_NAME         "sse4.2"
+#define CRC32C_HW_TARGET       __attribute__((target("sse4.2")))
+#define CRC32C_HW_STEP64(c, w) ((uint32_t) __builtin_ia32_crc32di((c), (w)))
+#define CRC32C_HW_STEP8(c, b)  __builtin_ia32_crc32qi((c), (b))
 #endif
 
-#define CRC32C_POLY 0x82F63B78u /* reflected Castagnoli polynomial */
+#define CRC32C_POLY  0x82F63B78u /* reflected Castagnoli polynomial */
+#define CRC32C_LONG  8192        /* bytes of each of the 3 parts of a long block (24 KiB) */
+#define CRC32C_SHORT 256         /* bytes of each of the 3 parts of a short block (768 B) */
 
 typedef uint32_t (*crc32c_fn_t)(uint32_t crc, const uint8_t *p, size_t len);
 
 static uint32_t crc32c_table[8][256];
+static uint32_t crc32c_shift_long[4][256];  /* shift by CRC32C_LONG zero bytes */
+static uint32_t crc32c_shift_short[4][256]; /* shift by CRC32C_SHORT zero bytes */
 static pthread_once_t crc32c_once = PTHREAD_ONCE_INIT;
 static crc32c_fn_t crc32c_fn;
 static const char *crc32c_name = "software";
-static int crc32c_software_forced;
+static enum tbrdma_crc32c_way crc32c_forced = TBRDMA_CRC32C_BEST;
 
 static void crc32c_build_tables(void)
 {
@@ -74,70 +90,121 @@ static uint32_t crc32c_software(uint32_t crc, const uint8_t *p, size_t len)
     return crc;
 }
 
-#ifdef CRC32C_HAVE_X86
-__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p,
-                                                               size_t len)
+/*
+ * The shift tables for n zero bytes: the map is linear in the register, so its value on bit i
+ * alone (the software loop over n zeros) gives every byte's entry by xor.
+ */
+static void crc32c_build_shift(uint32_t shift[4][256], size_t n)
 {
-    uint64_t c = crc;
+    static const uint8_t zeros[CRC32C_LONG];
+    uint32_t bit[32];
 
-    while (len > 0 && 0 != ((uintptr_t) p & 7)) {
-        c = __builtin_ia32_crc32qi((uint32_t) c, *p++);
-        len--;
+    for (int i = 0; i < 32; i++) {
+        bit[i] = crc32c_software(1u << i, zeros, n);
     }
-    while (len >= 8) {
-        uint64_t w;
+    for (int k = 0; k < 4; k++) {
+        for (uint32_t b = 0; b < 256; b++) {
+            uint32_t v = 0;
 
-        memcpy(&w, p, sizeof(w));
-        c = __builtin_ia32_crc32di(c, w);
-        p += 8;
-        len -= 8;
+            for (int j = 0; j < 8; j++) {
+                v ^= (b >> j & 1) ? bit[8 * k + j] : 0;
+            }
+            shift[k][b] = v;
+        }
     }
-    while (len-- > 0) {
-        c = __builtin_ia32_crc32qi((uint32_t) c, *p++);
-    }
-    return (uint32_t) c;
 }
-#endif
 
-#ifdef CRC32C_HAVE_ARM
-static uint32_t crc32c_armv8(uint32_t crc, const uint8_t *p, size_t len)
+static uint32_t crc32c_shift(const uint32_t shift[4][256], uint32_t crc)
+{
+    return shift[0][crc & 0xff] ^ shift[1][(crc >> 8) & 0xff] ^ shift[2][(crc >> 16) & 0xff]
+           ^ shift[3][crc >> 24];
+}
+
+#ifdef CRC32C_HW_NAME
+/* One stream of the instruction. */
+CRC32C_HW_TARGET static uint32_t crc32c_hw_one(uint32_t crc, const uint8_t *p, size_t len)
 {
     while (len > 0 && 0 != ((uintptr_t) p & 7)) {
-        crc = __crc32cb(crc, *p++);
+        crc = CRC32C_HW_STEP8(crc, *p++);
         len--;
     }
     while (len >= 8) {
         uint64_t w;
 
         memcpy(&w, p, sizeof(w));
-        crc = __crc32cd(crc, w);
+        crc = CRC32C_HW_STEP64(crc, w);
         p += 8;
         len -= 8;
     }
     while (len-- > 0) {
-        crc = __crc32cb(crc, *p++);
+        crc = CRC32C_HW_STEP8(crc, *p++);
     }
     return crc;
+}
+
+/* Blocks of 3 parts of n bytes (a multiple of 8) from *p while they fit; advances *p, *len. */
+CRC32C_HW_TARGET static uint32_t crc32c_hw_blocks(uint32_t crc, const uint8_t **p, size_t *len,
+                                                  size_t n, const uint32_t shift[4][256])
+{
+    const uint8_t *q = *p;
+
+    for (; *len >= 3 * n; *len -= 3 * n, q += 2 * n) {
+        const uint8_t *end = q + n;
+        uint32_t c1 = 0;
+        uint32_t c2 = 0;
+
+        do {
+            uint64_t w0;
+            uint64_t w1;
+            uint64_t w2;
+
+            memcpy(&w0, q, sizeof(w0));
+            memcpy(&w1, q + n, sizeof(w1));
+            memcpy(&w2, q + 2 * n, sizeof(w2));
+            crc = CRC32C_HW_STEP64(crc, w0);
+            c1 = CRC32C_HW_STEP64(c1, w1);
+            c2 = CRC32C_HW_STEP64(c2, w2);
+            q += 8;
+        } while (q < end);
+        crc = crc32c_shift(shift, crc32c_shift(shift, crc) ^ c1) ^ c2;
+    }
+    *p = q;
+    return crc;
+}
+
+/* Three streams at once over the long and the short blocks, one for the rest. */
+CRC32C_HW_TARGET static uint32_t crc32c_hw_three(uint32_t crc, const uint8_t *p, size_t len)
+{
+    while (len > 0 && 0 != ((uintptr_t) p & 7)) {
+        crc = CRC32C_HW_STEP8(crc, *p++);
+        len--;
+    }
+    crc = crc32c_hw_blocks(crc, &p, &len, CRC32C_LONG, crc32c_shift_long);
+    crc = crc32c_hw_blocks(crc, &p, &len, CRC32C_SHORT, crc32c_shift_short);
+    return crc32c_hw_one(crc, p, len);
 }
 #endif
 
 static void crc32c_choose(void)
 {
     crc32c_build_tables();
+    crc32c_build_shift(crc32c_shift_long, CRC32C_LONG);
+    crc32c_build_shift(crc32c_shift_short, CRC32C_SHORT);
     crc32c_fn = crc32c_software;
     crc32c_name = "software";
-    if (crc32c_software_forced) {
+#ifdef CRC32C_HW_NAME
+#ifdef __x86_64__
+    if (!__builtin_cpu_supports("sse4.2")) {
         return;
     }
-#ifdef CRC32C_HAVE_X86
-    if (__builtin_cpu_supports("sse4.2")) {
-        crc32c_fn = crc32c_sse42;
-        crc32c_name = "sse4.2";
-    }
 #endif
-#ifdef CRC32C_HAVE_ARM
-    crc32c_fn = crc32c_armv8;
-    crc32c_name = "armv8-crc";
+    if (TBRDMA_CRC32C_ONE_STREAM == crc32c_forced) {
+        crc32c_fn = crc32c_hw_one;
+        crc32c_name = CRC32C_HW_NAME;
+    } else if (TBRDMA_CRC32C_BEST == crc32c_forced) {
+        crc32c_fn = crc32c_hw_three;
+        crc32c_name = CRC32C_HW_NAME " x3";
+    }
 #endif
 }
 
@@ -158,9 +225,9 @@ const char *tbrdma_crc32c_impl(void)
     return crc32c_name;
 }
 
-void tbrdma_crc32c_force_software(int on)
+void tbrdma_crc32c_force(enum tbrdma_crc32c_way way)
 {
     pthread_once(&crc32c_once, crc32c_choose);
-    crc32c_software_forced = on;
+    crc32c_forced = way;
     crc32c_choose();
 }

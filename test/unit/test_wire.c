@@ -1,6 +1,7 @@
 /*
  * Unit tests of plugin/core/tbrdma_crc32c.c and tbrdma_wire.c: CRC32C against its published
- * check value and the software loop against the CPU's instruction at every length and alignment;
+ * check value, and the software loop, the CPU's instruction and three interleaved streams of it
+ * against each other at every short length, around the 3-stream block sizes, at every alignment;
  * the frame header's exact bytes, a round trip, and a receiver that refuses every flipped bit of
  * a header, a truncated frame, a frame of another connection or channel, and a payload whose
  * checksum does not match. Also the frame-rule arithmetic (post lengths of each class).
@@ -38,30 +39,52 @@ static void test_crc32c_extend_equals_whole(void)
     }
 }
 
-static void test_crc32c_software_matches_hardware(void)
+/* Lengths around the 3-stream blocks (768 B and 24 KiB) and every short one, at every offset. */
+static size_t crc_test_len(size_t i)
 {
-    /* the longest run below: 63 * 13 + 900 = 1719 bytes from offset 7 */
-    uint8_t buf[63 * 13 + 900 + 8];
-    uint32_t hw[64][8];
+    static const size_t edges[] = {767,   768,   769,   1535,  1536,  4056,  24575, 24576,
+                                   24577, 25344, 26112, 49159, 65536, 73728, 100003};
+    size_t n_edges = sizeof(edges) / sizeof(edges[0]);
+
+    return (i < n_edges) ? edges[i] : (i - n_edges) * 13 + (i - n_edges > 40 ? 900 : 0);
+}
+
+#define CRC_TEST_LENS 79 /* 15 edges and 64 short ones */
+
+static void crc_test_all(const uint8_t *buf, uint32_t out[CRC_TEST_LENS][8])
+{
+    for (size_t i = 0; i < CRC_TEST_LENS; i++) {
+        for (size_t off = 0; off < 8; off++) {
+            out[i][off] = tbrdma_crc32c(buf + off, crc_test_len(i));
+        }
+    }
+}
+
+static void test_crc32c_every_way_agrees(void)
+{
+    static uint32_t best[CRC_TEST_LENS][8], one[CRC_TEST_LENS][8], soft[CRC_TEST_LENS][8];
+    uint8_t *buf = malloc(100003 + 8);
     int mismatches = 0;
 
-    for (size_t i = 0; i < sizeof(buf); i++) {
-        buf[i] = (uint8_t) (i * 131 + 7);
+    CU_ASSERT_FATAL(NULL != buf);
+    for (size_t i = 0; i < 100003 + 8; i++) {
+        buf[i] = (uint8_t) (i * 131 + 7 + (i >> 9));
     }
-    for (size_t len = 0; len < 64; len++) {
-        for (size_t off = 0; off < 8; off++) {
-            hw[len][off] = tbrdma_crc32c(buf + off, len * 13 + (len > 40 ? 900 : 0));
-        }
-    }
-    tbrdma_crc32c_force_software(1);
+    crc_test_all(buf, best);
+    tbrdma_crc32c_force(TBRDMA_CRC32C_ONE_STREAM);
+    crc_test_all(buf, one);
+    tbrdma_crc32c_force(TBRDMA_CRC32C_SOFTWARE);
     CU_ASSERT(0 == strcmp("software", tbrdma_crc32c_impl()));
-    for (size_t len = 0; len < 64; len++) {
+    crc_test_all(buf, soft);
+    tbrdma_crc32c_force(TBRDMA_CRC32C_BEST);
+    for (size_t i = 0; i < CRC_TEST_LENS; i++) {
         for (size_t off = 0; off < 8; off++) {
-            mismatches += hw[len][off] != tbrdma_crc32c(buf + off, len * 13 + (len > 40 ? 900 : 0));
+            mismatches += best[i][off] != soft[i][off];
+            mismatches += one[i][off] != soft[i][off];
         }
     }
-    tbrdma_crc32c_force_software(0);
     CU_ASSERT(0 == mismatches);
+    free(buf);
 }
 
 static tbrdma_hdr_t sample_hdr(void)
@@ -222,7 +245,7 @@ int main(void)
     static const tbrdma_ut_test_t tests[] = {
         TBRDMA_UT_TEST(test_crc32c_check_value),
         TBRDMA_UT_TEST(test_crc32c_extend_equals_whole),
-        TBRDMA_UT_TEST(test_crc32c_software_matches_hardware),
+        TBRDMA_UT_TEST(test_crc32c_every_way_agrees),
         TBRDMA_UT_TEST(test_wire_layout_is_documented_bytes),
         TBRDMA_UT_TEST(test_wire_roundtrip),
         TBRDMA_UT_TEST(test_wire_every_header_bit_flip_is_refused),
