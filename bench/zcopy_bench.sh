@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# bench/zcopy_bench.sh [-q] [--link SPEC] [CSV]: where zero-copy pays. 2 simulated Macs, one
-# rank each, one cable, Open MPI 4.1, checksums on (the default): tb_bench's ping-pong (half
-# round trip) and stream (32 in flight, 16 MiB at most: 4 at 4 MiB) of 8 KiB to 4 MiB (its
-# sizes: powers of 4, and 4 MiB), over
+# bench/zcopy_bench.sh [-q] [--link SPEC] [--max BYTES] [CSV]: where zero-copy pays. 2 simulated
+# Macs, one rank each, one cable, Open MPI 4.1, checksums on (the default): tb_bench's ping-pong
+# (half round trip) and stream (32 in flight, 16 MiB at most: 4 at 4 MiB, 1 at 16 MiB) of the
+# rendezvous sizes 128 KiB, 512 KiB, 1, 2, 4, 8 and 16 MiB up to BYTES (default 4 MiB; smaller
+# messages go eager, one way, whatever zero-copy's settings), over
 #   copy   btl_tbrdma_zcopy 0: every message copied through tbrdma's frames
 #   zc     btl_tbrdma_zcopy 1, btl_tbrdma_zcopy_min 4057: every rendezvous message zero-copy,
 #          chunks of btl_tbrdma_zcopy_chunk (default)
-#   zc1m   the same with 1 MiB chunks
-#   zcw8   zc with 8 chunks in flight (btl_tbrdma_zcopy_window 8)
+#   zc4m   the same with 4 MiB chunks (the default before 2026-12-02)
+#   zcw4   zc with 4 chunks in flight (btl_tbrdma_zcopy_window 4): a chunk's checksum overlaps
+#          more of the next chunks' wire time
 # in one cluster, the four alternated 5 times (-q: 3 times, a tenth of the iterations; tb_bench
 # itself keeps the best of 5 runs of each size). Prints per size the best time of each and the
-# ratios copy_over_zc, copy_over_zc1m and copy_over_zcw8, the median over the rounds of the ratio measured in the
+# ratios copy_over_zc, copy_over_zc4m and copy_over_zcw4, the median over the rounds of the ratio measured in the
 # same round (paired: a shared machine's load drifts between rounds; > 1: zero-copy is faster),
 # and the switch point: the smallest size from which zero-copy is at least as fast as the copy
 # path at every larger size, in both tests; that is how btl_tbrdma_zcopy_min's default was chosen
@@ -24,10 +26,12 @@ repo=$(cd "$here/.." && pwd)
 scale=1
 rounds=5
 link=()
+max=$((4 << 20))
 while [ $# -gt 0 ]; do
     case $1 in
     -q) scale=0.1 rounds=3 && shift ;;
     --link) link=(--link "$2") && shift 2 ;;
+    --max) max=$2 && shift 2 ;;
     *) break ;;
     esac
 done
@@ -53,8 +57,13 @@ export MT_YIELD=${MT_YIELD:-$(awk -v n="$(nproc)" '{print ($1 > n) ? 1 : 0}' /pr
 res=$TC_TMP/res
 mkdir -p "$res"
 
-# run NAME ARGS...: tb_bench over tbrdma with ARGS (sizes 8 B to 4 MiB in powers of 4; this
-# script keeps 8 KiB and up), CSV rows into $res/NAME.N. A peer timeout of a minute: at a load of
+sizes=$(for b in 131072 524288 1048576 2097152 4194304 8388608 16777216; do
+    [ "$b" -gt "$max" ] || printf '%s,' "$b"
+done)
+sizes=${sizes%,}
+
+# run NAME ARGS...: tb_bench over tbrdma with ARGS (latency and bandwidth of $sizes), CSV rows
+# into $res/NAME.N. A peer timeout of a minute: at a load of
 # 40 on 2 cores a rank was once silent for 5 s (the default) and the run ended.
 run()
 {
@@ -64,26 +73,28 @@ run()
     mt_launch 2 1 --map-by node --mca pml ob1 --mca btl self,tbrdma "$@" \
         --mca btl_tbrdma_peer_timeout_ms 60000 \
         --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
-        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$bin" $((4 << 20)) "$scale" >"$res/$name.$n" 2>&1 \
+        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" \
+        "$bin" -t latency,bandwidth -s "$sizes" "$max" "$scale" >"$res/$name.$n" 2>&1 \
         || { echo "zcopy_bench: $name run failed:" >&2; tail -20 "$res/$name.$n" >&2; exit 1; }
 }
 
 for _ in $(seq "$rounds"); do
     run copy --mca btl_tbrdma_zcopy 0
     run zc --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057
-    run zc1m --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 \
-        --mca btl_tbrdma_zcopy_chunk 1048576
-    run zcw8 --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 --mca btl_tbrdma_zcopy_window 8
+    run zc4m --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 \
+        --mca btl_tbrdma_zcopy_chunk 4194304
+    run zcw4 --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 --mca btl_tbrdma_zcopy_window 4
 done
 
 # rows "variant round test bytes usec" of every run
 for f in "$res"/*.*; do
     v=$(basename "$f")
     awk -F, -v v="${v%.*}" -v r="${v##*.}" '($1 == "latency" || $1 == "bandwidth") \
-        && $2 ~ /^[0-9]+$/ && $2 >= 8192 {print v, r, $1, $2, $4}' "$f"
+        && $2 ~ /^[0-9]+$/ {print v, r, $1, $2, $4}' "$f"
 done >"$TC_TMP/rows"
-# per test and size: the best of each variant, and the median over the rounds of copy / zc and
-# copy / zc1m measured in the same round (paired: both saw the machine of that moment)
+# per test and size: the best of each variant, and the median over the rounds of copy / zc,
+# copy / zc4m and copy / zcw4 measured in the same round (paired: both saw the machine of that
+# moment)
 awk -v OFS=, '
     function median(list,   a, n, i, j, t) {
         n = split(list, a, " ")
@@ -100,20 +111,20 @@ awk -v OFS=, '
             for (r in rounds) {
                 if ((("copy", r, k) in us) && (("zc", r, k) in us))
                     pz = pz " " us["copy", r, k] / us["zc", r, k]
-                if ((("copy", r, k) in us) && (("zc1m", r, k) in us))
-                    pm = pm " " us["copy", r, k] / us["zc1m", r, k]
-                if ((("copy", r, k) in us) && (("zcw8", r, k) in us))
-                    pw = pw " " us["copy", r, k] / us["zcw8", r, k]
+                if ((("copy", r, k) in us) && (("zc4m", r, k) in us))
+                    pm = pm " " us["copy", r, k] / us["zc4m", r, k]
+                if ((("copy", r, k) in us) && (("zcw4", r, k) in us))
+                    pw = pw " " us["copy", r, k] / us["zcw4", r, k]
             }
             split(k, kb, ",")
-            print k, best["copy", k], best["zc", k], best["zc1m", k], best["zcw8", k],
+            print k, best["copy", k], best["zc", k], best["zc4m", k], best["zcw4", k],
                 sprintf("%.2f", median(pz)), sprintf("%.2f", median(pm)), sprintf("%.2f", median(pw)),
                 sprintf("%.2f", best["copy", k] / best["zc", k]),
                 sprintf("%.1f", kb[2] / best["copy", k]), sprintf("%.1f", kb[2] / best["zc", k])
         }
     }' "$TC_TMP/rows" | sort -t, -k1,1 -k2,2n >"$TC_TMP/table"
 {
-    echo "test,bytes,copy_us,zc_us,zc1m_us,zcw8_us,copy_over_zc,copy_over_zc1m,copy_over_zcw8,best_copy_over_best_zc,copy_MBps,zc_MBps"
+    echo "test,bytes,copy_us,zc_us,zc4m_us,zcw4_us,copy_over_zc,copy_over_zc4m,copy_over_zcw4,best_copy_over_best_zc,copy_MBps,zc_MBps"
     cat "$TC_TMP/table"
 } >"$csv"
 # switch COLUMN: the smallest size from which the ratio in COLUMN (median paired copy / zero-copy)
@@ -125,9 +136,10 @@ switch()
 }
 echo "zero-copy vs copy path over tbrdma, 2 simulated Macs, one cable, checksums on, link model ${link[1]:-off}, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), mpi_yield_when_idle $MT_YIELD"
 echo "(usec, best of each: latency = half round trip, bandwidth = per message in a stream;"
-echo " copy_over_zc(1m): median of paired ratios, > 1: zero-copy faster; zc: default chunks"
-echo " (btl_tbrdma_zcopy_chunk) and window, zc1m: 1 MiB chunks, zcw8: window 8; $rounds rounds)"
+echo " copy_over_zc*: median of paired ratios, > 1: zero-copy faster; zc: default chunks"
+echo " (btl_tbrdma_zcopy_chunk) and window, zc4m: 4 MiB chunks, zcw4: window 4; $rounds rounds)"
 column -s, -t "$csv"
 echo "switch point (zero-copy at least as fast from here on, both tests): $(switch 7) bytes with the"
-echo "default window and chunks, $(switch 9) bytes with a window of 8"
+echo "default window and chunks, $(switch 8) bytes with 4 MiB chunks, $(switch 9) bytes with a"
+echo "window of 4"
 echo "CSV: $csv"
