@@ -172,9 +172,13 @@ CRC32C_HW_TARGET static uint32_t crc32c_hw_blocks(uint32_t crc, const uint8_t **
     return crc;
 }
 
-/* Three streams at once over the long and the short blocks, one for the rest. */
+/* Three streams at once over the long and the short blocks, one for the rest (and for a buffer
+ * too short for a block: headers and small payloads go straight there). */
 CRC32C_HW_TARGET static uint32_t crc32c_hw_three(uint32_t crc, const uint8_t *p, size_t len)
 {
+    if (len < 3 * CRC32C_SHORT + 7) {
+        return crc32c_hw_one(crc, p, len);
+    }
     while (len > 0 && 0 != ((uintptr_t) p & 7)) {
         crc = CRC32C_HW_STEP8(crc, *p++);
         len--;
