@@ -7,12 +7,12 @@
 #   copy   btl_tbrdma_zcopy 0: every message copied through tbrdma's frames
 #   zc     btl_tbrdma_zcopy 1, btl_tbrdma_zcopy_min 4057: every rendezvous message zero-copy,
 #          chunks of btl_tbrdma_zcopy_chunk (default)
-#   zc4m   the same with 4 MiB chunks (the default before 2026-12-02)
+#   zc1m   the same with 1 MiB chunks
 #   zcw4   zc with 4 chunks in flight (btl_tbrdma_zcopy_window 4): a chunk's checksum overlaps
 #          more of the next chunks' wire time
 # in one cluster, the four alternated 5 times (-q: 3 times, a tenth of the iterations; tb_bench
 # itself keeps the best of 5 runs of each size). Prints per size the best time of each and the
-# ratios copy_over_zc, copy_over_zc4m and copy_over_zcw4, the median over the rounds of the ratio measured in the
+# ratios copy_over_zc, copy_over_zc1m and copy_over_zcw4, the median over the rounds of the ratio measured in the
 # same round (paired: a shared machine's load drifts between rounds; > 1: zero-copy is faster),
 # and the switch point: the smallest size from which zero-copy is at least as fast as the copy
 # path at every larger size, in both tests; that is how btl_tbrdma_zcopy_min's default was chosen
@@ -81,8 +81,8 @@ run()
 for _ in $(seq "$rounds"); do
     run copy --mca btl_tbrdma_zcopy 0
     run zc --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057
-    run zc4m --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 \
-        --mca btl_tbrdma_zcopy_chunk 4194304
+    run zc1m --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 \
+        --mca btl_tbrdma_zcopy_chunk 1048576
     run zcw4 --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 --mca btl_tbrdma_zcopy_window 4
 done
 
@@ -93,7 +93,7 @@ for f in "$res"/*.*; do
         && $2 ~ /^[0-9]+$/ {print v, r, $1, $2, $4}' "$f"
 done >"$TC_TMP/rows"
 # per test and size: the best of each variant, and the median over the rounds of copy / zc,
-# copy / zc4m and copy / zcw4 measured in the same round (paired: both saw the machine of that
+# copy / zc1m and copy / zcw4 measured in the same round (paired: both saw the machine of that
 # moment)
 awk -v OFS=, '
     function median(list,   a, n, i, j, t) {
@@ -111,20 +111,20 @@ awk -v OFS=, '
             for (r in rounds) {
                 if ((("copy", r, k) in us) && (("zc", r, k) in us))
                     pz = pz " " us["copy", r, k] / us["zc", r, k]
-                if ((("copy", r, k) in us) && (("zc4m", r, k) in us))
-                    pm = pm " " us["copy", r, k] / us["zc4m", r, k]
+                if ((("copy", r, k) in us) && (("zc1m", r, k) in us))
+                    pm = pm " " us["copy", r, k] / us["zc1m", r, k]
                 if ((("copy", r, k) in us) && (("zcw4", r, k) in us))
                     pw = pw " " us["copy", r, k] / us["zcw4", r, k]
             }
             split(k, kb, ",")
-            print k, best["copy", k], best["zc", k], best["zc4m", k], best["zcw4", k],
+            print k, best["copy", k], best["zc", k], best["zc1m", k], best["zcw4", k],
                 sprintf("%.2f", median(pz)), sprintf("%.2f", median(pm)), sprintf("%.2f", median(pw)),
                 sprintf("%.2f", best["copy", k] / best["zc", k]),
                 sprintf("%.1f", kb[2] / best["copy", k]), sprintf("%.1f", kb[2] / best["zc", k])
         }
     }' "$TC_TMP/rows" | sort -t, -k1,1 -k2,2n >"$TC_TMP/table"
 {
-    echo "test,bytes,copy_us,zc_us,zc4m_us,zcw4_us,copy_over_zc,copy_over_zc4m,copy_over_zcw4,best_copy_over_best_zc,copy_MBps,zc_MBps"
+    echo "test,bytes,copy_us,zc_us,zc1m_us,zcw4_us,copy_over_zc,copy_over_zc1m,copy_over_zcw4,best_copy_over_best_zc,copy_MBps,zc_MBps"
     cat "$TC_TMP/table"
 } >"$csv"
 # switch COLUMN: the smallest size from which the ratio in COLUMN (median paired copy / zero-copy)
@@ -137,9 +137,9 @@ switch()
 echo "zero-copy vs copy path over tbrdma, 2 simulated Macs, one cable, checksums on, link model ${link[1]:-off}, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), mpi_yield_when_idle $MT_YIELD"
 echo "(usec, best of each: latency = half round trip, bandwidth = per message in a stream;"
 echo " copy_over_zc*: median of paired ratios, > 1: zero-copy faster; zc: default chunks"
-echo " (btl_tbrdma_zcopy_chunk) and window, zc4m: 4 MiB chunks, zcw4: window 4; $rounds rounds)"
+echo " (btl_tbrdma_zcopy_chunk) and window, zc1m: 1 MiB chunks, zcw4: window 4; $rounds rounds)"
 column -s, -t "$csv"
 echo "switch point (zero-copy at least as fast from here on, both tests): $(switch 7) bytes with the"
-echo "default window and chunks, $(switch 8) bytes with 4 MiB chunks, $(switch 9) bytes with a"
+echo "default window and chunks, $(switch 8) bytes with 1 MiB chunks, $(switch 9) bytes with a"
 echo "window of 4"
 echo "CSV: $csv"
