@@ -176,12 +176,8 @@ CRC32C_HW_TARGET static uint32_t crc32c_hw_blocks(uint32_t crc, const uint8_t **
  * too short for a block: headers and small payloads go straight there). */
 CRC32C_HW_TARGET static uint32_t crc32c_hw_three(uint32_t crc, const uint8_t *p, size_t len)
 {
-    if (len < 3 * CRC32C_SHORT + 7) {
+    if (len < 3 * CRC32C_SHORT) {
         return crc32c_hw_one(crc, p, len);
-    }
-    while (len > 0 && 0 != ((uintptr_t) p & 7)) {
-        crc = CRC32C_HW_STEP8(crc, *p++);
-        len--;
     }
     crc = crc32c_hw_blocks(crc, &p, &len, CRC32C_LONG, crc32c_shift_long);
     crc = crc32c_hw_blocks(crc, &p, &len, CRC32C_SHORT, crc32c_shift_short);
@@ -189,11 +185,9 @@ CRC32C_HW_TARGET static uint32_t crc32c_hw_three(uint32_t crc, const uint8_t *p,
 }
 #endif
 
-static void crc32c_choose(void)
+/* The function for the way asked for (crc32c_forced) that this CPU has. */
+static void crc32c_select(void)
 {
-    crc32c_build_tables();
-    crc32c_build_shift(crc32c_shift_long, CRC32C_LONG);
-    crc32c_build_shift(crc32c_shift_short, CRC32C_SHORT);
     crc32c_fn = crc32c_software;
     crc32c_name = "software";
 #ifdef CRC32C_HW_NAME
@@ -212,9 +206,18 @@ static void crc32c_choose(void)
 #endif
 }
 
+/* Once per process: the tables every way needs, then the best function. */
+static void crc32c_init(void)
+{
+    crc32c_build_tables();
+    crc32c_build_shift(crc32c_shift_long, CRC32C_LONG);
+    crc32c_build_shift(crc32c_shift_short, CRC32C_SHORT);
+    crc32c_select();
+}
+
 uint32_t tbrdma_crc32c_extend(uint32_t crc, const void *buf, size_t len)
 {
-    pthread_once(&crc32c_once, crc32c_choose);
+    pthread_once(&crc32c_once, crc32c_init);
     return ~crc32c_fn(~crc, (const uint8_t *) buf, len);
 }
 
@@ -225,13 +228,13 @@ uint32_t tbrdma_crc32c(const void *buf, size_t len)
 
 const char *tbrdma_crc32c_impl(void)
 {
-    pthread_once(&crc32c_once, crc32c_choose);
+    pthread_once(&crc32c_once, crc32c_init);
     return crc32c_name;
 }
 
 void tbrdma_crc32c_force(enum tbrdma_crc32c_way way)
 {
-    pthread_once(&crc32c_once, crc32c_choose);
+    pthread_once(&crc32c_once, crc32c_init);
     crc32c_forced = way;
-    crc32c_choose();
+    crc32c_select();
 }
