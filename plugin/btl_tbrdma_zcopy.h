@@ -26,7 +26,7 @@
 
 /* Defaults of btl_tbrdma_zcopy_min (the switch point, docs/design.md) and _chunk. */
 #define TBRDMA_ZCOPY_MIN_DEFAULT   4194304 /* bench/zcopy_bench.sh, docs/design.md */
-#define TBRDMA_ZCOPY_CHUNK_DEFAULT 4194304 /* 1 MiB hung once on rxe: docs/design.md */
+#define TBRDMA_ZCOPY_CHUNK_DEFAULT 4194304 /* 1 MiB: an unexplained VM-tier overrun, docs/design.md */
 #define TBRDMA_STR_(x)             #x
 #define TBRDMA_STR(x)              TBRDMA_STR_(x)
 
@@ -79,9 +79,10 @@ typedef struct mca_btl_tbrdma_zc_chunk_t {
     struct mca_btl_tbrdma_zc_op *op; /* NULL: the slot is free */
     uint64_t off;                    /* in the operation */
     uint32_t frames;
-    uint32_t gen;      /* its id in GRANT/DONE and its receive's work request */
-    uint32_t done_crc; /* DONE's CRC32C */
-    bool crc_checked;  /* the data's CRC32C was compared (st.crc_bad) */
+    uint32_t gen;                    /* its id in GRANT/DONE and its receive's work request */
+    uint32_t done_crc;               /* DONE's CRC32C */
+    bool crc_checked;                /* the data's CRC32C was compared (st.crc_bad) */
+    uint64_t granted_ns, arrived_ns; /* when it was granted, when its receive completed */
     tbrdma_zc_chunk_state_t st;
 } mca_btl_tbrdma_zc_chunk_t;
 
@@ -109,6 +110,8 @@ typedef struct mca_btl_tbrdma_zc_t {
     mca_btl_tbrdma_zc_chunk_t chunk[TBRDMA_ZC_WINDOW_MAX]; /* a ring from chead */
     int chead, nchunks;
     uint32_t gen;
+    tbrdma_zc_pace_t pace;    /* how long a chunk's data may take after its DONE */
+    uint64_t last_arrival_ns; /* when the last accepted chunk's receive completed */
     /* data owner: grants to serve, sends outstanding on the queue pair */
     mca_btl_tbrdma_zc_grant_t grant[TBRDMA_ZC_GRANTS];
     int grant_head, ngrants;
@@ -218,7 +221,7 @@ void mca_btl_tbrdma_zc_get_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbr
 
 /* A receive completion of chunk slot (token). */
 void mca_btl_tbrdma_zc_get_recv(mca_btl_tbrdma_endpoint_t *ep, uint32_t slot, uint32_t gen,
-                                const tbrdma_vwc_t *wc);
+                                const tbrdma_vwc_t *wc, uint64_t now);
 
 /* A DONE from the owner (token). */
 void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,

@@ -100,7 +100,7 @@ int mca_btl_tbrdma_get(struct mca_btl_base_module_t *btl, struct mca_btl_base_en
 /* ---- completions and DONE -------------------------------------------------------------- */
 
 void mca_btl_tbrdma_zc_get_recv(mca_btl_tbrdma_endpoint_t *ep, uint32_t slot, uint32_t gen,
-                                const tbrdma_vwc_t *wc)
+                                const tbrdma_vwc_t *wc, uint64_t now)
 {
     mca_btl_tbrdma_zc_chunk_t *c = &ep->zc->chunk[slot % TBRDMA_ZC_WINDOW_MAX];
 
@@ -110,6 +110,7 @@ void mca_btl_tbrdma_zc_get_recv(mca_btl_tbrdma_endpoint_t *ep, uint32_t slot, ui
     c->st.recv_done = 1;
     c->st.recv_status = wc->status;
     c->st.recv_len = wc->byte_len;
+    c->arrived_ns = now;
 }
 
 void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
@@ -128,7 +129,7 @@ void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
         c->st.done_len = m->len;
         c->st.done_status = m->status;
         c->done_crc = m->crc;
-        c->st.deadline = tbrdma_zc_deadline(now, c->st.len, rto);
+        c->st.deadline = tbrdma_zc_deadline(&zc->pace, now, c->st.len, rto);
         return;
     }
 }
@@ -151,6 +152,13 @@ static void get_check_crc(const mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_zc
 static void get_accept(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_zc_t *zc,
                        mca_btl_tbrdma_zc_chunk_t *c)
 {
+    uint64_t start = (c->granted_ns > zc->last_arrival_ns) ? c->granted_ns : zc->last_arrival_ns;
+
+    /* the owner serves grants in order: the wire was this chunk's from its grant or the
+     * previous chunk's arrival, whichever came later */
+    tbrdma_zc_pace_arrived(&zc->pace, c->st.len,
+                           (c->arrived_ns > start) ? c->arrived_ns - start : 0);
+    zc->last_arrival_ns = c->arrived_ns;
     c->op->inflight--;
     c->op->retries = 0;
     module->stats.zc_rx_chunks++;
@@ -180,6 +188,9 @@ static int get_judge(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
             continue;
         }
         module->stats.zc_why[why]++;
+        if (TBRDMA_ZC_WHY_LOST == why) {
+            tbrdma_zc_pace_lost(&zc->pace); /* or still on a slower wire: give the next longer */
+        }
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME,
                        "zero-copy chunk %u (%u bytes) from %s: %s; new epoch %u", c->gen, c->st.len,
                        ep->peer_host, tbrdma_zc_reason_name(why), zc->epoch + 1);
@@ -249,6 +260,7 @@ static int get_grant(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
                                      .off = op->next_off,
                                      .frames = tbrdma_wire_frames(len),
                                      .gen = gen,
+                                     .granted_ns = module->clock_ns,
                                      .st = {.len = len}};
     m = (tbrdma_zc_msg_t){.type = TBRDMA_ZC_GRANT,
                           .epoch = zc->epoch,

@@ -163,10 +163,48 @@ const char *tbrdma_zc_reason_name(tbrdma_zc_reason_t why)
     return (why < TBRDMA_ZC_REASONS) ? names[why] : "unknown reason";
 }
 
-uint64_t tbrdma_zc_deadline(uint64_t now, uint32_t len, uint32_t rto_ns)
+/* ---- pace ------------------------------------------------------------------------------ */
+
+static uint32_t zc_pace_clamp(uint64_t ps)
 {
-    /* two retransmission timeouts, plus the chunk at 1 GB/s (1 ns per byte) */
-    return now + 2ull * rto_ns + len;
+    if (ps < TBRDMA_ZC_PACE_START) {
+        return TBRDMA_ZC_PACE_START;
+    }
+    return (ps > TBRDMA_ZC_PACE_MAX) ? TBRDMA_ZC_PACE_MAX : (uint32_t) ps;
+}
+
+void tbrdma_zc_pace_init(tbrdma_zc_pace_t *p)
+{
+    p->ps_per_byte = TBRDMA_ZC_PACE_START;
+}
+
+void tbrdma_zc_pace_arrived(tbrdma_zc_pace_t *p, uint32_t len, uint64_t took_ns)
+{
+    const uint64_t took_cap = 1ull << 44; /* hours: 2 * 2^44 * 1000 fits 64 bits */
+    uint32_t want;
+
+    if (0 == len) {
+        return;
+    }
+    took_ns = (took_ns < took_cap) ? took_ns : took_cap;
+    want = zc_pace_clamp(2 * took_ns * 1000 / len); /* twice what a byte took */
+    if (want >= p->ps_per_byte) {
+        p->ps_per_byte = want;
+    } else {
+        uint32_t decayed = p->ps_per_byte - p->ps_per_byte / 8;
+
+        p->ps_per_byte = (decayed > want) ? decayed : want;
+    }
+}
+
+void tbrdma_zc_pace_lost(tbrdma_zc_pace_t *p)
+{
+    p->ps_per_byte = zc_pace_clamp(2ull * p->ps_per_byte);
+}
+
+uint64_t tbrdma_zc_deadline(const tbrdma_zc_pace_t *p, uint64_t now, uint32_t len, uint32_t rto_ns)
+{
+    return now + 2ull * rto_ns + (uint64_t) len * p->ps_per_byte / 1000;
 }
 
 /* ---- epochs ---------------------------------------------------------------------------- */

@@ -105,8 +105,36 @@ tbrdma_zc_verdict_t tbrdma_zc_judge(const tbrdma_zc_chunk_state_t *c, uint64_t n
 /* "lost", "bad completion", ...: a reason's name, for messages. */
 const char *tbrdma_zc_reason_name(tbrdma_zc_reason_t why);
 
+/* ---- pace: how long a chunk's data may take after its DONE ------------------------------ */
+
+/*
+ * A chunk whose DONE came is declared lost when its data has not arrived within two
+ * retransmission timeouts of the reliable channel plus its length at the connection's pace.
+ * The pace is learnt: it starts at 1 ns a byte (1 GB/s: the link model's rate; Apple's cable
+ * carries about 9 GB/s), rises at once to twice the time a byte of an accepted chunk took on
+ * the wire (a slower or shared link), decays by an eighth a chunk towards it, and doubles at
+ * each chunk declared lost, up to 1 us a byte (1 MB/s). A fixed 1 GB/s declared chunks still on
+ * a slower wire lost again and again (Soft-RoCE under qemu: 20-50 ms a 1 MiB chunk), each time
+ * throwing away the queue pair and the bytes on their way.
+ */
+typedef struct tbrdma_zc_pace {
+    uint32_t ps_per_byte; /* picoseconds a byte may take (1000: 1 GB/s) */
+} tbrdma_zc_pace_t;
+
+#define TBRDMA_ZC_PACE_START 1000u    /* 1 ns a byte: the start and the floor */
+#define TBRDMA_ZC_PACE_MAX   1000000u /* 1 us a byte: the most a pace backs off to */
+
+void tbrdma_zc_pace_init(tbrdma_zc_pace_t *p);
+
+/* A chunk of len bytes was accepted; its data took took_ns on the wire (from when the owner
+ * could start it: its grant, or the previous chunk's arrival, whichever was later). */
+void tbrdma_zc_pace_arrived(tbrdma_zc_pace_t *p, uint32_t len, uint64_t took_ns);
+
+/* A chunk was declared lost: the next ones are given twice as long. */
+void tbrdma_zc_pace_lost(tbrdma_zc_pace_t *p);
+
 /* When the data of a chunk of len bytes whose DONE came at now is declared lost. */
-uint64_t tbrdma_zc_deadline(uint64_t now, uint32_t len, uint32_t rto_ns);
+uint64_t tbrdma_zc_deadline(const tbrdma_zc_pace_t *p, uint64_t now, uint32_t len, uint32_t rto_ns);
 
 /* ---- epochs ---------------------------------------------------------------------------- */
 

@@ -69,6 +69,7 @@ link_off             sim_link      on (4 us, 8 Gbit/s): 8 B: no half round trip 
 link_duplex_shared   sim_link      both directions of c1 at once: one wire each way, both second halves within
 link_cables_shared   sim_link      c1 and c2 at once, a->b: one wire each, both second halves within
 link_latched         sim_link      the rate changed while the stream was paused holds for the rest
+interleave_ignored   sim_link      interleave=1: the ping waits for one packet at most
 crash_release        sim_limits    the dead process's 4 QPs still count: the 7th QP fails with EBUSY
 dereg_keeps_slot     sim_pingpong  p2p: no QP or MR slot is held once both programs exited
 counters_rx_bytes    sim_pingpong  p2p: mac-a:rdma_en2 counted 200 messages of 64 B sent and received

@@ -3,7 +3,8 @@
  *   init                      create the fabric from $TBSIM_DIR/topology (tbcluster up)
  *   destroy                   remove the fabric and every QP receive file (tbcluster down)
  *   fault <cable> [drop=P] [corrupt=P] [delay_us=N] [seed=N]   change a cable's faults live
- *   link <cable>|all [on|off] [rate_gbps=G] [latency_us=U]   change the link model live
+ *   link <cable>|all [on|off] [rate_gbps=G] [latency_us=U] [interleave=0|1]
+ *                                                            change the link model live
  *                             (on: 8 Gbit/s and 4 us per direction; off, the default: 0 and 0)
  *   rdma <host> on|off        RDMA enablement of a host (Apple: rdma_ctl enable/disable)
  *   reclaim                   free the QP and MR slots of processes that no longer exist
@@ -28,7 +29,8 @@ static int usage(void)
             "usage: tbsimctl init | destroy | show | reclaim | counters | held\n"
             "       tbsimctl fault <cable-id> [drop=P] [corrupt=P] [delay_us=N] "
             "[seed=N]\n"
-            "       tbsimctl link <cable-id>|all [on|off] [rate_gbps=G] [latency_us=U]\n"
+            "       tbsimctl link <cable-id>|all [on|off] [rate_gbps=G] [latency_us=U] "
+            "[interleave=0|1]\n"
             "       tbsimctl rdma <host> on|off\n"
             "state directory: $TBSIM_DIR (default %s)\n",
             TBSIM_DIR_DEFAULT);
@@ -137,6 +139,8 @@ static int link_one(struct tbsim_linkmodel *l, const char *kv)
         atomic_store(&l->rate_bps, v);
     } else if (0 == strncmp(kv, "latency_us=", 11) && 0 == parse_scaled(kv + 11, 1e3, 1e9, &v)) {
         atomic_store(&l->latency_ns, v);
+    } else if (0 == strcmp(kv, "interleave=0") || 0 == strcmp(kv, "interleave=1")) {
+        atomic_store(&l->interleave, (uint32_t) (kv[11] - '0'));
     } else {
         fprintf(stderr, "tbsimctl: link: bad setting '%s'\n", kv);
         return -1;
@@ -148,7 +152,7 @@ static int link_one(struct tbsim_linkmodel *l, const char *kv)
 static int cmd_link(int argc, char **argv)
 {
     struct tbsim_fabric *fab;
-    struct tbsim_linkmodel scratch = {0, 0};
+    struct tbsim_linkmodel scratch = {0, 0, 0, 0};
     int all;
     int c;
 
@@ -356,12 +360,13 @@ static int cmd_show(void)
         struct tbsim_cable *cb = &fab->cables[c];
 
         printf("cable %s %s:%s <-> %s:%s drop=%.6f corrupt=%.6f delay_us=%u seed=%llu "
-               "rate_gbps=%.3f latency_us=%.3f\n",
+               "rate_gbps=%.3f latency_us=%.3f interleave=%u\n",
                cb->id, fab->hosts[cb->host[0]].name, cb->ifname[0], fab->hosts[cb->host[1]].name,
                cb->ifname[1], atomic_load(&cb->fault.drop_ppm) / (double) TBSIM_PPM,
                atomic_load(&cb->fault.corrupt_ppm) / (double) TBSIM_PPM,
                atomic_load(&cb->fault.delay_us), (unsigned long long) atomic_load(&cb->fault.seed),
-               atomic_load(&cb->model.rate_bps) / 1e9, atomic_load(&cb->model.latency_ns) / 1e3);
+               atomic_load(&cb->model.rate_bps) / 1e9, atomic_load(&cb->model.latency_ns) / 1e3,
+               atomic_load(&cb->model.interleave));
     }
     for (uint32_t d = 0; d < 2 * fab->ncables; d++) {
         show_dev(fab, (int) d);

@@ -202,7 +202,50 @@ static void test_zc_judge(void)
 
 static void test_zc_deadline(void)
 {
-    CU_ASSERT(1000 + 2 * 4000000ull + 4096 == tbrdma_zc_deadline(1000, 4096, 4000000));
+    tbrdma_zc_pace_t p;
+
+    tbrdma_zc_pace_init(&p); /* 1 ns a byte */
+    CU_ASSERT(1000 + 2 * 4000000ull + 4096 == tbrdma_zc_deadline(&p, 1000, 4096, 4000000));
+    p.ps_per_byte = 40000; /* 40 ns a byte: a 1 MiB chunk is given 41.9 ms */
+    CU_ASSERT(7 + 2 * 10ull + 41943040 == tbrdma_zc_deadline(&p, 7, 1 << 20, 10));
+    p.ps_per_byte = TBRDMA_ZC_PACE_MAX; /* the longest: no overflow at the largest chunk */
+    CU_ASSERT(16773120ull * 1000 == tbrdma_zc_deadline(&p, 0, 16773120, 0));
+}
+
+/* A chunk still on a slow wire is declared lost a few times at most, not again and again. */
+static void test_zc_pace(void)
+{
+    tbrdma_zc_pace_t p;
+    const uint32_t mib = 1 << 20;
+    int lost = 0;
+
+    tbrdma_zc_pace_init(&p);
+    CU_ASSERT(TBRDMA_ZC_PACE_START == p.ps_per_byte);
+    tbrdma_zc_pace_arrived(&p, mib, mib / 4); /* 4 GB/s: stays at the floor */
+    CU_ASSERT(TBRDMA_ZC_PACE_START == p.ps_per_byte);
+    tbrdma_zc_pace_arrived(&p, mib, 3 * (uint64_t) mib); /* 3 ns a byte: twice that at once */
+    CU_ASSERT(6000 == p.ps_per_byte);
+    tbrdma_zc_pace_arrived(&p, mib, mib); /* faster again: an eighth less a chunk */
+    CU_ASSERT(5250 == p.ps_per_byte);
+    for (int i = 0; i < 40; i++) {
+        tbrdma_zc_pace_arrived(&p, mib, mib);
+    }
+    CU_ASSERT(2000 == p.ps_per_byte); /* down to twice what a byte takes, not below */
+    /* a wire at 30 MB/s (33 ns a byte): each loss doubles the pace until the chunk fits */
+    tbrdma_zc_pace_init(&p);
+    while (tbrdma_zc_deadline(&p, 0, mib, 0) < 33ull * mib && lost < 20) {
+        tbrdma_zc_pace_lost(&p);
+        lost++;
+    }
+    CU_ASSERT(6 == lost);
+    for (int i = 0; i < 30; i++) {
+        tbrdma_zc_pace_lost(&p);
+    }
+    CU_ASSERT(TBRDMA_ZC_PACE_MAX == p.ps_per_byte);
+    tbrdma_zc_pace_arrived(&p, mib, UINT64_MAX); /* absurd times stay in range */
+    CU_ASSERT(TBRDMA_ZC_PACE_MAX == p.ps_per_byte);
+    tbrdma_zc_pace_arrived(&p, 0, 5); /* nothing learnt from nothing */
+    CU_ASSERT(TBRDMA_ZC_PACE_MAX == p.ps_per_byte);
 }
 
 static void test_zc_hello(void)
@@ -371,6 +414,7 @@ int main(void)
         TBRDMA_UT_TEST(test_zc_chunk_len_windows_distinct),
         TBRDMA_UT_TEST(test_zc_judge),
         TBRDMA_UT_TEST(test_zc_deadline),
+        TBRDMA_UT_TEST(test_zc_pace),
         TBRDMA_UT_TEST(test_zc_hello),
         TBRDMA_UT_TEST(test_zc_wrid),
         TBRDMA_UT_TEST(test_zc_model_lossy_uc),

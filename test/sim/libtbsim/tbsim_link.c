@@ -19,7 +19,12 @@
  * the receiver still sees none before its arrival. The sender's completion is untouched (it
  * comes when the WR leaves the send queue, not on delivery, as on a Mac).
  *
- * Hot path: two relaxed loads and one CAS on shared memory, no system call, no lock.
+ * With the cable's interleave setting (README.md, choice 20), a message of at most one frame
+ * does not book the wire: it waits for the one packet on it, as if the device arbitrated its
+ * queue pairs packet by packet (arrival = ready + its serialisation + one 4 KiB packet's +
+ * latency).
+ *
+ * Hot path: three relaxed loads and one CAS on shared memory, no system call, no lock.
  */
 #include "tbsim_priv.h"
 
@@ -63,6 +68,12 @@ uint64_t tbsim_link_arrival(struct tbsim_fabric *fab, int dev, struct tbsim_link
         return ready + lat;
     }
     ser = ((uint64_t) fr->len * 8000000000ull + rate - 1) / rate; /* ns, rounded up */
+    if (TBSIM_FRAME >= fr->len && atomic_load_explicit(&link->interleave, memory_order_relaxed)
+        && !TBSIM_MUTANT(INTERLEAVE_IGNORED)) {
+        /* packet-by-packet arbitration: it waits for the one packet on the wire, not for
+         * whole messages posted before it (it does not book the wire) */
+        return ready + ser + (TBSIM_FRAME * 8000000000ull + rate - 1) / rate + lat;
+    }
     wire = link_wire(fab, dev);
     free_ns = atomic_load_explicit(wire, memory_order_relaxed);
     do {
@@ -76,4 +87,5 @@ void tbsim_link_latch(struct tbsim_linkmodel *to, struct tbsim_linkmodel *from)
 {
     atomic_store(&to->rate_bps, atomic_load(&from->rate_bps));
     atomic_store(&to->latency_ns, atomic_load(&from->latency_ns));
+    atomic_store(&to->interleave, atomic_load(&from->interleave));
 }

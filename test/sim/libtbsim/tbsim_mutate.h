@@ -63,6 +63,7 @@ enum tbsim_mutation {
     TBSIM_MUT_LINK_DUPLEX_SHARED, /* both directions of a cable share one wire */
     TBSIM_MUT_LINK_CABLES_SHARED, /* every cable of a host shares one wire */
     TBSIM_MUT_LINK_LATCHED,       /* a QP keeps the link model of the time it connected */
+    TBSIM_MUT_INTERLEAVE_IGNORED, /* interleave=1 changes nothing: whole messages in order */
     /* resources and counters */
     TBSIM_MUT_CRASH_RELEASE,     /* the slots of a dead process are taken over at once */
     TBSIM_MUT_DEREG_KEEPS_SLOT,  /* ibv_dereg_mr leaves the MR slot held */

@@ -20,7 +20,7 @@
 
 #define TBSIM_MAGIC       0x544253494d464231ull /* "TBSIMFB1" */
 #define TBSIM_RXQ_MAGIC   0x544253494d525831ull /* "TBSIMRX1" */
-#define TBSIM_VERSION     4
+#define TBSIM_VERSION     5
 #define TBSIM_DIR_DEFAULT "/run/tbsim"
 #define TBSIM_SHM_DEFAULT "/dev/shm"
 
@@ -72,6 +72,8 @@ struct tbsim_fault {
 struct tbsim_linkmodel {
     _Atomic uint64_t rate_bps;   /* bits per second per direction */
     _Atomic uint64_t latency_ns; /* one way */
+    _Atomic uint32_t interleave; /* 1: a 1-frame message waits for one packet, not whole messages */
+    uint32_t pad;
 };
 
 struct tbsim_cable {

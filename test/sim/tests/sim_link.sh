@@ -32,7 +32,7 @@ sim_up --hosts 2 --topology double:a-b --addressing p2p --link on
 "$TBSIMCTL" show >"$TC_TMP/show.out"
 grep '^cable' "$TC_TMP/show.out" | sed 's/^/  show| /'
 check_grep "up --link on sets c2 to 8 Gbit/s and 4 us" "$TC_TMP/show.out" \
-    '^cable c2 .* rate_gbps=8\.000 latency_us=4\.000$'
+    '^cable c2 .* rate_gbps=8\.000 latency_us=4\.000 interleave=0$'
 
 # Usage: ratio A B : A / B with 3 decimals.
 ratio()
@@ -220,8 +220,50 @@ check "c1 and c2 at once, a->b: c1 keeps its own rate within 30 % (x${RATIOS[0]}
 check "c1 and c2 at once, a->b: c2 keeps its own rate within 30 % (x${RATIOS[1]} of 31.25 MB/s)" \
     between 0.7 1.3 "${RATIOS[1]}"
 
+# Usage: pingpong_under_stream : 8 B ping-pongs a->b on c1 (pingpong: MIN, MED) while a stream of
+# 64 KiB messages runs a->b on the same device, on another queue pair (4000 messages: about 4 s at
+# 0.5 Gbit/s, longer than the ping-pongs even when each waits for the stream's 32 in flight).
+pingpong_under_stream()
+{
+    local port=$((SIM_PORT + 7)) spid cpid
+    sim_on mac-b uc_pingpong -d rdma_en2 -p "$port" >"$TC_TMP/under.srv.out" 2>&1 &
+    spid=$!
+    sim_listening mac-b "$port" || echo "  the stream's server does not listen"
+    sim_on mac-a uc_pingpong -d rdma_en2 -p "$port" -x -m stream -s 65536 -n 4000 mac-b \
+        >"$TC_TMP/under.cli.out" 2>&1 &
+    cpid=$!
+    sleep 0.5 # its window on the wire
+    pingpong 8 20
+    wait "$cpid"
+    wait "$spid"
+    sed -n 's/^uc_pingpong: stream: \([0-9.]*\) MB\/s received.*/  the stream: \1 MB\/s/p' \
+        "$TC_TMP/under.cli.out"
+}
+
+echo "== interleave: an 8 B ping-pong on c1 (0.5 Gbit/s) while a stream runs on the same device"
+# interleave=0 (the default, README choice 20): the ping waits for the stream's whole messages
+# posted before it (32 of 64 KiB in flight: about 34 ms); interleave=1: for at most the one 4 KiB
+# packet on the wire (66 us at 0.5 Gbit/s), which is what Apple's zero-copy DONE meets if its
+# engine arbitrates queue pairs packet by packet. Least half round trips (scheduling only adds).
+"$TBCLUSTER" link c1 rate_gbps=0.5 latency_us=4 interleave=0
+pingpong_under_stream
+WHOLE=${MIN:-0}
+for ((try = 1; try <= TRIES; try++)); do
+    "$TBCLUSTER" link c1 interleave=1
+    pingpong_under_stream
+    PACKET=${MIN:-1e9}
+    between 0 0.1 "$(ratio "$PACKET" "$WHOLE")" && break
+done
+"$TBSIMCTL" show >"$TC_TMP/show.out"
+check_grep "link c1 interleave=1: tbsimctl show says so" "$TC_TMP/show.out" \
+    '^cable c1 .* rate_gbps=0\.500 latency_us=4\.000 interleave=1$'
+check "interleave=0: the ping waits for whole messages (least half round trip $WHOLE us, >= 10x the one-packet bound of 70 us)" \
+    between 700 1e9 "$WHOLE"
+check "interleave=1: the ping waits for one packet at most (least half round trip $PACKET us, at most a tenth of interleave=0's: x$(ratio "$PACKET" "$WHOLE"))" \
+    between 0 0.1 "$(ratio "$PACKET" "$WHOLE")"
+
 "$TBCLUSTER" link all off
 "$TBSIMCTL" show >"$TC_TMP/show.out"
 check_grep "link all off: no rate and no latency on c2" "$TC_TMP/show.out" \
-    '^cable c2 .* rate_gbps=0\.000 latency_us=0\.000$'
+    '^cable c2 .* rate_gbps=0\.000 latency_us=0\.000 interleave=0$'
 finish

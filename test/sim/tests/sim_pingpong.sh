@@ -41,7 +41,7 @@ for addressing in p2p linklocal; do
     sim_up --hosts 2 --addressing "$addressing"
     "$TBSIMCTL" show >"$TC_TMP/show.out"
     check_grep "$addressing: the link model is off by default (no rate, no latency)" \
-        "$TC_TMP/show.out" '^cable c1 .* rate_gbps=0\.000 latency_us=0\.000$'
+        "$TC_TMP/show.out" '^cable c1 .* rate_gbps=0\.000 latency_us=0\.000 interleave=0$'
     sim_devinfo mac-a
     check_grep "$addressing: mac-a has an IPv4-mapped GID" "$TC_TMP/devinfo.out" 'GID\[1\]: ::ffff:'
     pingpong_ok "$addressing" 64 200
