@@ -25,10 +25,11 @@
 #include <pthread.h>
 
 /* Defaults of btl_tbrdma_zcopy_min (the switch point, docs/design.md) and _chunk. */
-#define TBRDMA_ZCOPY_MIN_DEFAULT   4194304 /* bench/zcopy_bench.sh, docs/design.md */
-#define TBRDMA_ZCOPY_CHUNK_DEFAULT 4194304 /* 1 MiB: an unexplained VM-tier overrun, docs/design.md */
-#define TBRDMA_STR_(x)             #x
-#define TBRDMA_STR(x)              TBRDMA_STR_(x)
+#define TBRDMA_ZCOPY_MIN_DEFAULT 4194304 /* bench/zcopy_bench.sh, docs/design.md */
+#define TBRDMA_ZCOPY_CHUNK_DEFAULT \
+    4194304 /* 1 MiB: an unexplained VM-tier overrun, docs/design.md */
+#define TBRDMA_STR_(x) #x
+#define TBRDMA_STR(x)  TBRDMA_STR_(x)
 
 /* The BTL tag of tbrdma's own zero-copy control messages (a BTL's private range). */
 #define TBRDMA_TAG_ZCOPY (MCA_BTL_TAG_BTL + 11)
@@ -110,8 +111,7 @@ typedef struct mca_btl_tbrdma_zc_t {
     mca_btl_tbrdma_zc_chunk_t chunk[TBRDMA_ZC_WINDOW_MAX]; /* a ring from chead */
     int chead, nchunks;
     uint32_t gen;
-    tbrdma_zc_pace_t pace;    /* how long a chunk's data may take after its DONE */
-    uint64_t last_arrival_ns; /* when the last accepted chunk's receive completed */
+    tbrdma_zc_pace_t pace; /* how long a chunk's data may take after its DONE */
     /* data owner: grants to serve, sends outstanding on the queue pair */
     mca_btl_tbrdma_zc_grant_t grant[TBRDMA_ZC_GRANTS];
     int grant_head, ngrants;

@@ -152,13 +152,7 @@ static void get_check_crc(const mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_zc
 static void get_accept(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_zc_t *zc,
                        mca_btl_tbrdma_zc_chunk_t *c)
 {
-    uint64_t start = (c->granted_ns > zc->last_arrival_ns) ? c->granted_ns : zc->last_arrival_ns;
-
-    /* the owner serves grants in order: the wire was this chunk's from its grant or the
-     * previous chunk's arrival, whichever came later */
-    tbrdma_zc_pace_arrived(&zc->pace, c->st.len,
-                           (c->arrived_ns > start) ? c->arrived_ns - start : 0);
-    zc->last_arrival_ns = c->arrived_ns;
+    tbrdma_zc_pace_chunk(&zc->pace, c->st.len, c->granted_ns, c->arrived_ns);
     c->op->inflight--;
     c->op->retries = 0;
     module->stats.zc_rx_chunks++;

@@ -176,6 +176,7 @@ static uint32_t zc_pace_clamp(uint64_t ps)
 void tbrdma_zc_pace_init(tbrdma_zc_pace_t *p)
 {
     p->ps_per_byte = TBRDMA_ZC_PACE_START;
+    p->last_arrival_ns = 0;
 }
 
 void tbrdma_zc_pace_arrived(tbrdma_zc_pace_t *p, uint32_t len, uint64_t took_ns)
@@ -195,6 +196,15 @@ void tbrdma_zc_pace_arrived(tbrdma_zc_pace_t *p, uint32_t len, uint64_t took_ns)
 
         p->ps_per_byte = (decayed > want) ? decayed : want;
     }
+}
+
+void tbrdma_zc_pace_chunk(tbrdma_zc_pace_t *p, uint32_t len, uint64_t granted_ns,
+                          uint64_t arrived_ns)
+{
+    uint64_t start = (granted_ns > p->last_arrival_ns) ? granted_ns : p->last_arrival_ns;
+
+    tbrdma_zc_pace_arrived(p, len, (arrived_ns > start) ? arrived_ns - start : 0);
+    p->last_arrival_ns = arrived_ns;
 }
 
 void tbrdma_zc_pace_lost(tbrdma_zc_pace_t *p)

@@ -118,7 +118,8 @@ const char *tbrdma_zc_reason_name(tbrdma_zc_reason_t why);
  * throwing away the queue pair and the bytes on their way.
  */
 typedef struct tbrdma_zc_pace {
-    uint32_t ps_per_byte; /* picoseconds a byte may take (1000: 1 GB/s) */
+    uint32_t ps_per_byte;     /* picoseconds a byte may take (1000: 1 GB/s) */
+    uint64_t last_arrival_ns; /* when the last accepted chunk's data arrived */
 } tbrdma_zc_pace_t;
 
 #define TBRDMA_ZC_PACE_START 1000u    /* 1 ns a byte: the start and the floor */
@@ -129,6 +130,12 @@ void tbrdma_zc_pace_init(tbrdma_zc_pace_t *p);
 /* A chunk of len bytes was accepted; its data took took_ns on the wire (from when the owner
  * could start it: its grant, or the previous chunk's arrival, whichever was later). */
 void tbrdma_zc_pace_arrived(tbrdma_zc_pace_t *p, uint32_t len, uint64_t took_ns);
+
+/* A chunk of len bytes granted at granted_ns was accepted, its data arrived at arrived_ns: the
+ * owner serves grants in order, so the wire was this chunk's from its grant or the previous
+ * chunk's arrival, whichever came later (tbrdma_zc_pace_arrived with that time). */
+void tbrdma_zc_pace_chunk(tbrdma_zc_pace_t *p, uint32_t len, uint64_t granted_ns,
+                          uint64_t arrived_ns);
 
 /* A chunk was declared lost: the next ones are given twice as long. */
 void tbrdma_zc_pace_lost(tbrdma_zc_pace_t *p);

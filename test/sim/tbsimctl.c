@@ -140,7 +140,7 @@ static int link_one(struct tbsim_linkmodel *l, const char *kv)
     } else if (0 == strncmp(kv, "latency_us=", 11) && 0 == parse_scaled(kv + 11, 1e3, 1e9, &v)) {
         atomic_store(&l->latency_ns, v);
     } else if (0 == strcmp(kv, "interleave=0") || 0 == strcmp(kv, "interleave=1")) {
-        atomic_store(&l->interleave, (uint32_t) (kv[11] - '0'));
+        atomic_store(&l->interleave, (uint32_t) (kv[sizeof("interleave=") - 1] - '0'));
     } else {
         fprintf(stderr, "tbsimctl: link: bad setting '%s'\n", kv);
         return -1;

@@ -248,6 +248,28 @@ static void test_zc_pace(void)
     CU_ASSERT(TBRDMA_ZC_PACE_MAX == p.ps_per_byte);
 }
 
+/* Chunks are served in grant order: a chunk's wire time starts at its grant or at the previous
+ * chunk's arrival, whichever came later (two granted at once do not count the first twice). */
+static void test_zc_pace_chunk(void)
+{
+    tbrdma_zc_pace_t p;
+    const uint32_t mib = 1 << 20;
+
+    tbrdma_zc_pace_init(&p);
+    tbrdma_zc_pace_chunk(&p, mib, 1000, 1000 + 4ull * mib); /* 4 ns a byte from its grant */
+    CU_ASSERT(8000 == p.ps_per_byte);
+    CU_ASSERT(1000 + 4ull * mib == p.last_arrival_ns);
+    /* granted with the first, arrived 4 ns a byte after it: 4, not 8 ns a byte (twice: 8000) */
+    tbrdma_zc_pace_chunk(&p, mib, 1000, 1000 + 8ull * mib);
+    CU_ASSERT(8000 == p.ps_per_byte);
+    /* granted long after: from its grant */
+    tbrdma_zc_pace_chunk(&p, mib, 1ull << 40, (1ull << 40) + 5ull * mib);
+    CU_ASSERT(10000 == p.ps_per_byte);
+    /* a receive completion seen before its grant's time (clock of another pass): no time */
+    tbrdma_zc_pace_chunk(&p, mib, 1ull << 41, 1ull << 40);
+    CU_ASSERT(8750 == p.ps_per_byte);
+}
+
 static void test_zc_hello(void)
 {
     CU_ASSERT(TBRDMA_ZC_HELLO_CONNECT == tbrdma_zc_on_hello(TBRDMA_ZC_QP_WAIT, 1, 1, 0x20));
@@ -415,6 +437,7 @@ int main(void)
         TBRDMA_UT_TEST(test_zc_judge),
         TBRDMA_UT_TEST(test_zc_deadline),
         TBRDMA_UT_TEST(test_zc_pace),
+        TBRDMA_UT_TEST(test_zc_pace_chunk),
         TBRDMA_UT_TEST(test_zc_hello),
         TBRDMA_UT_TEST(test_zc_wrid),
         TBRDMA_UT_TEST(test_zc_model_lossy_uc),

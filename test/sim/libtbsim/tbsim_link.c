@@ -49,6 +49,12 @@ static _Atomic uint64_t *link_wire(struct tbsim_fabric *fab, int dev)
     return &fab->devs[dev].wire_free_ns;
 }
 
+/* Nanoseconds len bytes hold a wire of rate bit/s, rounded up. */
+static uint64_t link_ser_ns(uint64_t len, uint64_t rate)
+{
+    return (len * 8000000000ull + rate - 1) / rate;
+}
+
 uint64_t tbsim_link_arrival(struct tbsim_fabric *fab, int dev, struct tbsim_linkmodel *link,
                             const struct tbsim_link_frame *fr, uint64_t now)
 {
@@ -67,12 +73,12 @@ uint64_t tbsim_link_arrival(struct tbsim_fabric *fab, int dev, struct tbsim_link
     if (0 == rate) {
         return ready + lat;
     }
-    ser = ((uint64_t) fr->len * 8000000000ull + rate - 1) / rate; /* ns, rounded up */
+    ser = link_ser_ns(fr->len, rate);
     if (TBSIM_FRAME >= fr->len && atomic_load_explicit(&link->interleave, memory_order_relaxed)
         && !TBSIM_MUTANT(INTERLEAVE_IGNORED)) {
         /* packet-by-packet arbitration: it waits for the one packet on the wire, not for
          * whole messages posted before it (it does not book the wire) */
-        return ready + ser + (TBSIM_FRAME * 8000000000ull + rate - 1) / rate + lat;
+        return ready + ser + link_ser_ns(TBSIM_FRAME, rate) + lat;
     }
     wire = link_wire(fab, dev);
     free_ns = atomic_load_explicit(wire, memory_order_relaxed);
