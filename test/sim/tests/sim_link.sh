@@ -220,19 +220,34 @@ check "c1 and c2 at once, a->b: c1 keeps its own rate within 30 % (x${RATIOS[0]}
 check "c1 and c2 at once, a->b: c2 keeps its own rate within 30 % (x${RATIOS[1]} of 31.25 MB/s)" \
     between 0.7 1.3 "${RATIOS[1]}"
 
+# Usage: rx_bytes DEVICE : the bytes DEVICE (as "mac-b:rdma_en2") has received so far.
+rx_bytes()
+{
+    "$TBSIMCTL" counters | awk -v d="$1" '$1 == "counters" && $2 == d {
+        for (i = 3; i < NF; i++) if ($i == "rx_bytes") print $(i + 1) }'
+}
+
 # Usage: pingpong_under_stream : 8 B ping-pongs a->b on c1 (pingpong: MIN, MED) while a stream of
-# 64 KiB messages runs a->b on the same device, on another queue pair (4000 messages: about 4 s at
-# 0.5 Gbit/s, longer than the ping-pongs even when each waits for the stream's 32 in flight).
+# 64 KiB messages runs a->b on the same device, on another queue pair (8000 messages: about 8 s at
+# 0.5 Gbit/s, longer than the ping-pongs even when each waits for the stream's 32 in flight). The
+# ping-pongs start once mac-b has received 40 of the stream's messages (more than its 32 in
+# flight: the wire is booked ahead), not after a fixed time: a ping sent before the stream ran
+# would meet an idle wire (CI saw the stream start late under load).
 pingpong_under_stream()
 {
-    local port=$((SIM_PORT + 7)) spid cpid
+    local port=$((SIM_PORT + 7)) spid cpid base _
     sim_on mac-b uc_pingpong -d rdma_en2 -p "$port" >"$TC_TMP/under.srv.out" 2>&1 &
     spid=$!
     sim_listening mac-b "$port" || echo "  the stream's server does not listen"
-    sim_on mac-a uc_pingpong -d rdma_en2 -p "$port" -x -m stream -s 65536 -n 4000 mac-b \
+    base=$(rx_bytes mac-b:rdma_en2)
+    sim_on mac-a uc_pingpong -d rdma_en2 -p "$port" -x -m stream -s 65536 -n 8000 mac-b \
         >"$TC_TMP/under.cli.out" 2>&1 &
     cpid=$!
-    sleep 0.5 # its window on the wire
+    # Waits for the stream's messages, not for a time: the loop only bounds a stream that died.
+    for _ in $(seq 300); do
+        [ "$(rx_bytes mac-b:rdma_en2)" -ge $((${base:-0} + 40 * 65536)) ] && break
+        sleep 0.05
+    done
     pingpong 8 20
     wait "$cpid"
     wait "$spid"
