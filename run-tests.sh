@@ -236,6 +236,7 @@ if stage_wanted bench; then
     run_test bench smoke 600 test/bench/smoke.sh
     run_test bench compare_report 120 test/bench/compare_report.sh
     run_test bench mlx_script 120 test/bench/mlx_script.sh
+    run_test bench coll_rules_merge 60 test/bench/coll_rules_merge.sh
     run_test bench compare_jaccl_sim-4.1 600 test/bench/compare_jaccl_sim.sh 4.1
     run_test bench compare_jaccl_sim-5.0 600 test/bench/compare_jaccl_sim.sh 5.0
     run_test bench compare_jaccl_refusals 600 test/bench/compare_jaccl_refusals.sh

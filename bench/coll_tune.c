@@ -2,7 +2,7 @@
  * coll_tune: times Open MPI's collective algorithms side by side in one job, for
  * bench/coll_tune.sh, which turns the times into coll/tuned dynamic rules.
  *
- * Usage: coll_tune [-m MAX] [-r ROUNDS] [-R ROUNDS] [-t MS] COLL[,COLL...] CHOICE...
+ * Usage: coll_tune [-n MIN] [-m MAX] [-r ROUNDS] [-R ROUNDS] [-t MS] COLL[,COLL...] CHOICE...
  *   COLL    allreduce, bcast, allgather, alltoall, reduce_scatter
  *   CHOICE  default    nothing forced: what the job's settings pick (coll/tuned's compiled-in
  *                      rules, or the dynamic rules file the job was started with)
@@ -13,6 +13,7 @@
  *                      what a coll component of tbrdma's could do
  *   -m MAX     the largest size, bytes (default 64 MiB); sizes are 8 B and up in powers of 4,
  *              then MAX
+ *   -n MIN     leave out the sizes below MIN bytes (default 8: none)
  *   -r ROUNDS  times of each size and choice; the best is printed (default 5)
  *   -R ROUNDS  the same from 1 MiB up, where one call takes long (default: as -r)
  *   -t MS      time of one timing, in ms (default 20); the call count is set in the first round
@@ -192,7 +193,7 @@ static int make_comms(int coll, struct choice *ch, int nch)
 
 /* The command line: 0, or 2 after a usage message. */
 struct options {
-    size_t max;
+    size_t min, max;
     int rounds[2]; /* below 1 MiB, from 1 MiB up */
     double ms;
 };
@@ -201,9 +202,11 @@ static int options(int argc, char **argv, struct options *o)
 {
     int opt;
 
-    *o = (struct options){.max = 64u << 20, .rounds = {5, 0}, .ms = 20};
-    while ((opt = getopt(argc, argv, "m:r:R:t:")) != -1) {
-        if ('m' == opt) {
+    *o = (struct options){.min = 8, .max = 64u << 20, .rounds = {5, 0}, .ms = 20};
+    while ((opt = getopt(argc, argv, "n:m:r:R:t:")) != -1) {
+        if ('n' == opt) {
+            o->min = strtoul(optarg, NULL, 0);
+        } else if ('m' == opt) {
             o->max = strtoul(optarg, NULL, 0);
         } else if ('r' == opt || 'R' == opt) {
             o->rounds['R' == opt] = atoi(optarg);
@@ -219,15 +222,18 @@ static int options(int argc, char **argv, struct options *o)
             argc = 0; /* a usage error */
         }
     }
+    if (o->min > o->max) {
+        argc = 0;
+    }
     if (argc - optind < 2 || argc - optind - 1 > MAX_CHOICES) {
-        fprintf(stderr, "usage: coll_tune [-m MAX] [-r ROUNDS] [-R ROUNDS] [-t MS] "
+        fprintf(stderr, "usage: coll_tune [-n MIN] [-m MAX] [-r ROUNDS] [-R ROUNDS] [-t MS] "
                         "COLL[,COLL...] CHOICE...\n");
         return 2;
     }
     return 0;
 }
 
-/* Every size of collective COLL: 8 B to MAX in powers of 4, then MAX. */
+/* Every size of collective COLL: 8 B to MAX in powers of 4, then MAX; none below MIN. */
 static int coll_sweep(int coll, struct choice *ch, int nch, const struct options *o)
 {
     size_t unit = tb_coll_unit(coll);
@@ -236,7 +242,7 @@ static int coll_sweep(int coll, struct choice *ch, int nch, const struct options
         return -1;
     }
     for (size_t b = 8; b <= o->max; b = (b * 4 > o->max && b < o->max) ? o->max : b * 4) {
-        if (0 == b % unit) {
+        if (0 == b % unit && b >= o->min) {
             size_sweep(coll, b, ch, nch, o->rounds[b >= (1u << 20)], o->ms);
         }
     }

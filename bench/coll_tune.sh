@@ -29,6 +29,11 @@
 #                         rules are for one (coll/tuned only sees the communicator's size)
 #   --colls LIST          collectives, comma-separated (default all five)
 #   --max BYTES           largest size (default 67108864)
+#   --min BYTES           smallest size (default 8); from 16 up the rules below MIN/sqrt(2)
+#                         (halfway, geometrically, to the MIN/2 a run to MIN/2 ends at) are the
+#                         ones of --base (the rest of a run cut short)
+#   --base DIR            with --min: the earlier rules, DIR/ompi-VERSION.rules (default
+#                         share/coll, the shipped ones)
 #   --rounds N            rounds per job, best kept (default 5); --big-rounds N from 1 MiB up
 #                         (default 3); --checks N check job pairs (default 2)
 #   --ms MS               time of one timing (default 20)
@@ -54,9 +59,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 flavours="4.1 5.0" macs="2 4" colls=allreduce,bcast,allgather,alltoall,reduce_scatter
-max=67108864 rounds=5 big_rounds=3 checks=2 ms=20 margin=0.10 rules_dir='' install=0 hostfile=
+min=8 max=67108864 rounds=5 big_rounds=3 checks=2 ms=20 margin=0.10 rules_dir='' install=0 hostfile=
 out=$repo/build/bench/coll_tune cluster_args=() resume=0 per_mac=1 tables_only=0 side=allreduce
-side_rounds=7
+side_rounds=7 base_dir=$repo/share/coll
 # Segmented variants timed besides every algorithm unsegmented: COLL:ALG:SEG.
 SEGMENTED=${SEGMENTED:-"bcast:2:131072 bcast:3:131072 bcast:6:131072 allreduce:5:131072"}
 # Collectives written for the mesh at the MPI level (bench/coll_mesh.h), timed beside Open MPI's
@@ -73,6 +78,8 @@ while [ $# -gt 0 ]; do
     --ranks-per-mac) per_mac=$2; shift 2 ;;
     --colls) colls=$2; shift 2 ;;
     --max) max=$2; shift 2 ;;
+    --min) min=$2; shift 2 ;;
+    --base) base_dir=$(realpath "$2"); shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --big-rounds) big_rounds=$2; shift 2 ;;
     --checks) checks=$2; shift 2 ;;
@@ -88,7 +95,7 @@ while [ $# -gt 0 ]; do
     --hostfile) hostfile=$(realpath "$2"); shift 2 ;;
     --cluster-args) read -r -a cluster_args <<<"$2"; shift 2 ;;
     -q) max=1048576 rounds=2 big_rounds=2 ms=5; shift ;;
-    -h | --help) sed -n '2,52p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "coll_tune: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -173,7 +180,7 @@ measure()
         for c in ${colls//,/ }; do
             read -r -a cands <<<"$(candidates "$fl" "$c" | tr '\n' ' ')"
             job "$fl" "$n" "$out/$fl/measure-$n-$c.csv" --mca coll_tuned_use_dynamic_rules 1 -- \
-                -m "$max" -r "$rounds" -R "$big_rounds" -t "$ms" "$c" default "${cands[@]}"
+                -n "$min" -m "$max" -r "$rounds" -R "$big_rounds" -t "$ms" "$c" default "${cands[@]}"
         done
     done
 }
@@ -183,7 +190,9 @@ rules()
 {
     local fl=$1 file=$2
     shift 2
-    awk -F, -v margin="$margin" -v skip="$(broken "$fl" | tr '\n' ' ')" \
+    local merge=()
+    [ "$min" -gt 8 ] && merge=(-v base="$base_dir/ompi-$fl.rules" -v from="$(awk -v m="$min" 'BEGIN { printf "%d", m / sqrt(2) }')")
+    awk -F, -v margin="$margin" -v skip="$(broken "$fl" | tr '\n' ' ')" "${merge[@]}" \
         -v title="tbrdma: Open MPI $fl coll/tuned rules for a Thunderbolt full mesh, one rank per Mac ($(date +%F), $(uname -n), load $(cut -d' ' -f1-3 /proc/loadavg)${cluster_args[*]:+, tbcluster ${cluster_args[*]}})" \
         -f "$here/coll_rules.awk" "$out/$fl"/measure-*.csv "$@" >"$file"
 }
@@ -196,9 +205,9 @@ check()
     for n in $macs; do
         for i in $(seq "$checks"); do
             job "$fl" "$n" "$out/$fl/$label-default-$n.$i.csv" -- \
-                -m "$max" -r "$rounds" -R "$big_rounds" -t "$ms" "$colls" default
+                -n "$min" -m "$max" -r "$rounds" -R "$big_rounds" -t "$ms" "$colls" default
             job "$fl" "$n" "$out/$fl/$label-rules-$n.$i.csv" --tune "$tune" -- \
-                -m "$max" -r "$rounds" -R "$big_rounds" -t "$ms" "$colls" default
+                -n "$min" -m "$max" -r "$rounds" -R "$big_rounds" -t "$ms" "$colls" default
         done
     done
 }
@@ -209,7 +218,7 @@ check()
 # BYTES); "0:0": Open MPI's default.
 rule_at()
 {
-    awk -v coll="$2" -v p="$3" -v max="$max" -v sizes="${4:-}" '
+    awk -v coll="$2" -v p="$3" -v min="$min" -v max="$max" -v sizes="${4:-}" '
         { sub(/#.*/, ""); for (i = 1; i <= NF; i++) tok[++n] = $i }
         END {
             id["allgather"] = 0; id["allreduce"] = 2; id["alltoall"] = 3; id["bcast"] = 7
@@ -228,7 +237,7 @@ rule_at()
                 }
             }
             if (sizes == "")
-                for (b = 8; b <= max; b = (b * 4 > max && b < max) ? max : b * 4) sizes = sizes " " b
+                for (b = 8; b <= max; b = (b * 4 > max && b < max) ? max : b * 4) if (b >= min + 0) sizes = sizes " " b
             ns = split(sizes, sz, " ")
             for (i = 1; i <= ns; i++) {
                 a = "0:0"
@@ -253,7 +262,7 @@ side()
             algs=$(rule_at "$rules" "$c" "$((n * per_mac))" | awk '$2 != "0:0" {print $2}' | sort -u)
             # shellcheck disable=SC2086 # one word per algorithm
             job "$fl" "$n" "$out/$fl/side-$n-$c.csv" --mca coll_tuned_use_dynamic_rules 1 -- \
-                -m "$max" -r "$side_rounds" -R "$big_rounds" -t "$ms" "$c" default default $algs
+                -n "$min" -m "$max" -r "$side_rounds" -R "$big_rounds" -t "$ms" "$c" default default $algs
         done
     done
 }
