@@ -83,6 +83,7 @@ typedef struct mca_btl_tbrdma_component_t {
     bool liveness_thread;   /* answer peers while the application computes */
     bool release_on_signal; /* free queue pairs and memory on SIGTERM/SIGINT/SIGHUP */
     bool stats;             /* print the counters at finalize */
+    int stats_interval_s;   /* print them every this many seconds while running (0: never) */
     bool stripe;            /* use every cable of a pair of hosts for large messages */
     int stripe_min_size;    /* bytes: smaller messages stay on the pair's first cable */
     bool zcopy;             /* zero-copy gets for large messages */
@@ -126,6 +127,7 @@ typedef struct mca_btl_tbrdma_module_t {
     bool async_pass; /* the running pass belongs to the liveness thread */
     _Atomic uint64_t last_app_progress; /* ns: the last progress call of an application thread */
     uint64_t clock_ns; /* ns: the time of the last pass (send arms timers with it) */
+    uint64_t stats_start_ns, stats_next_ns; /* btl_tbrdma_stats_interval_s: counted from, next */
 
     /* Work the liveness thread leaves for an application thread (token-protected). */
     struct mca_btl_tbrdma_frag_t *deferred;          /* frames to return to their pools */

@@ -153,6 +153,11 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
     if (NULL == module->devices[port]) {
         return -ENOMEM;
     }
+    if (!module->verbs_live) {
+        module->stats_start_ns = mca_btl_tbrdma_now();
+        module->stats_next_ns =
+            module->stats_start_ns + mca_btl_tbrdma_component.stats_interval_s * 1000000000ull;
+    }
     module->verbs_live = true;
     OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
         tbrdma_conn_entry_t *e = &rec->entries[rec->nentries];

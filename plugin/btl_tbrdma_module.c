@@ -507,14 +507,11 @@ static void module_drain(mca_btl_tbrdma_module_t *module)
     mca_btl_tbrdma_token_release(module);
 }
 
-static void module_print_stats(const mca_btl_tbrdma_module_t *module)
+void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const char *when)
 {
     const mca_btl_tbrdma_stats_t *s = &module->stats;
     uint64_t bad = 0, out = 0;
 
-    if (!mca_btl_tbrdma_component.stats && TBRDMA_VERBOSE_PEER > mca_btl_tbrdma_component.verbose) {
-        return;
-    }
     for (int v = 1; v < TBRDMA_FRAME_VERDICTS; v++) {
         bad += s->rx_bad[v];
     }
@@ -524,7 +521,7 @@ static void module_print_stats(const mca_btl_tbrdma_module_t *module)
     }
     opal_output(
         mca_btl_tbrdma_component.output,
-        "tbrdma stats: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
+        "tbrdma stats%s: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
         "%llu control "
         "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
         "received, %llu credit stalls, %llu times no free frame, %llu trains sent; received %llu "
@@ -532,20 +529,28 @@ static void module_print_stats(const mca_btl_tbrdma_module_t *module)
         "control, %llu duplicates, %llu after a gap, %llu refused (%llu bad checksum, "
         "%llu bad header), %llu completion errors, %llu unknown tags, %llu held, %llu trains "
         "received; %llu frames not returned",
-        module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), (unsigned long long) s->tx_data,
-        (unsigned long long) s->tx_bytes, (unsigned long long) s->tx_striped,
-        (unsigned long long) s->tx_ctrl, (unsigned long long) s->tx_forced,
-        (unsigned long long) s->retransmits, (unsigned long long) s->timeouts,
-        (unsigned long long) s->nacks_sent, (unsigned long long) s->nacks_rcvd,
-        (unsigned long long) s->credit_stalls, (unsigned long long) s->no_frame,
-        (unsigned long long) s->tx_trains, (unsigned long long) s->rx_data,
-        (unsigned long long) s->rx_bytes, (unsigned long long) s->rx_ctrl,
-        (unsigned long long) s->rx_dup, (unsigned long long) s->rx_gap, (unsigned long long) bad,
+        when, module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
+        (unsigned long long) s->tx_data, (unsigned long long) s->tx_bytes,
+        (unsigned long long) s->tx_striped, (unsigned long long) s->tx_ctrl,
+        (unsigned long long) s->tx_forced, (unsigned long long) s->retransmits,
+        (unsigned long long) s->timeouts, (unsigned long long) s->nacks_sent,
+        (unsigned long long) s->nacks_rcvd, (unsigned long long) s->credit_stalls,
+        (unsigned long long) s->no_frame, (unsigned long long) s->tx_trains,
+        (unsigned long long) s->rx_data, (unsigned long long) s->rx_bytes,
+        (unsigned long long) s->rx_ctrl, (unsigned long long) s->rx_dup,
+        (unsigned long long) s->rx_gap, (unsigned long long) bad,
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_CRC],
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
         (unsigned long long) (s->rx_wc_err + s->tx_wc_err), (unsigned long long) s->rx_unknown_tag,
         (unsigned long long) s->held, (unsigned long long) s->rx_trains, (unsigned long long) out);
-    mca_btl_tbrdma_zc_print_stats(module);
+    mca_btl_tbrdma_zc_print_stats(module, when);
+}
+
+static void module_print_stats(const mca_btl_tbrdma_module_t *module)
+{
+    if (mca_btl_tbrdma_component.stats || TBRDMA_VERBOSE_PEER <= mca_btl_tbrdma_component.verbose) {
+        mca_btl_tbrdma_print_stats(module, "");
+    }
 }
 
 static int module_finalize(struct mca_btl_base_module_t *btl)

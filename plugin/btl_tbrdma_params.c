@@ -104,7 +104,7 @@ static void params_zcopy_table(params_int_t *t)
 static params_int_t *params_int_table(size_t *n_p)
 {
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
-    static params_int_t table[15];
+    static params_int_t table[16];
 
     table[0] = (params_int_t){"eager_depth",
                               &c->eager_depth,
@@ -215,6 +215,18 @@ static params_int_t *params_int_table(size_t *n_p)
                                "Processes may differ. Range 1..256, default 9 (36,504 bytes: a "
                                "32 KiB message with ob1's header)"};
     params_zcopy_table(table + 11);
+    table[15] = (params_int_t){"stats_interval_s",
+                               &c->stats_interval_s,
+                               0,
+                               0,
+                               86400,
+                               OPAL_INFO_LVL_5,
+                               "Seconds between two prints of each process's data path counters "
+                               "while the job runs (\"tbrdma stats after N s:\" and \"tbrdma "
+                               "zcopy after N s:\" lines, the fields of btl_tbrdma_stats): what "
+                               "a slow or stuck job is doing. Printed by the progress pass, so "
+                               "also while a process waits in MPI. 0 = never. Range 0..86400, "
+                               "default 0"};
     *n_p = sizeof(table) / sizeof(table[0]);
     return table;
 }

@@ -227,6 +227,21 @@ static void progress_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
 
 /* ---- the pass --------------------------------------------------------------------------- */
 
+/* btl_tbrdma_stats_interval_s: the counters, when the interval has passed since the last time. */
+static void progress_stats(mca_btl_tbrdma_module_t *module, uint64_t now)
+{
+    uint64_t every = mca_btl_tbrdma_component.stats_interval_s * 1000000000ull;
+    char when[40];
+
+    if (0 == every || now < module->stats_next_ns) {
+        return;
+    }
+    module->stats_next_ns = now + every;
+    snprintf(when, sizeof(when), " after %llu s",
+             (unsigned long long) ((now - module->stats_start_ns) / 1000000000ull));
+    mca_btl_tbrdma_print_stats(module, when);
+}
+
 int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t now)
 {
     int n = 0;
@@ -259,6 +274,7 @@ int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t no
             mca_btl_tbrdma_ep_flush_owed(module, ep, now);
         }
     }
+    progress_stats(module, now);
     module->async_pass = false;
     module->in_progress--;
     return n;

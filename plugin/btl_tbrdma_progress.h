@@ -58,6 +58,10 @@ void mca_btl_tbrdma_liveness_stop(mca_btl_tbrdma_module_t *module);
  * process). Idempotent. */
 void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module);
 
+/* btl_tbrdma_module.c: this process's counters, one "tbrdma stats" and one "tbrdma zcopy" line;
+ * WHEN follows the word ("" at finalize, " after 30 s" while running). */
+void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const char *when);
+
 /* ---- btl_tbrdma_signal.c --------------------------------------------------------------- */
 
 /* Releases the verbs resources on SIGTERM/SIGINT/SIGHUP (btl_tbrdma_release_on_signal). */

@@ -420,7 +420,7 @@ static uint32_t zc_slowest_pace(const mca_btl_tbrdma_module_t *module)
     return slowest;
 }
 
-void mca_btl_tbrdma_zc_print_stats(const mca_btl_tbrdma_module_t *module)
+void mca_btl_tbrdma_zc_print_stats(const mca_btl_tbrdma_module_t *module, const char *when)
 {
     const mca_btl_tbrdma_stats_t *s = &module->stats;
     mca_btl_tbrdma_reg_stats_t t;
@@ -431,14 +431,14 @@ void mca_btl_tbrdma_zc_print_stats(const mca_btl_tbrdma_module_t *module)
     }
     zc_reg_totals(module, &t, &left);
     opal_output(mca_btl_tbrdma_component.output,
-                "tbrdma zcopy: host %s %s: %llu gets (%llu zero-copy bytes received in %llu "
+                "tbrdma zcopy%s: host %s %s: %llu gets (%llu zero-copy bytes received in %llu "
                 "chunks), %llu gets copied instead, %llu gets failed; %llu zero-copy bytes sent in "
                 "%llu chunks; %llu epochs changed (%llu lost chunks, %llu bad completions, %llu "
                 "bad lengths, %llu bad chunk checksums, %llu refused chunks); %llu registrations, "
                 "%llu released by the cache, %llu registrations refused, %llu times over the "
                 "budget, %llu failed; %d registered at release; chunks given %.3f ns a byte "
                 "(the slowest connection's pace)",
-                module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
+                when, module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
                 (unsigned long long) s->zc_gets, (unsigned long long) s->zc_rx_bytes,
                 (unsigned long long) s->zc_rx_chunks, (unsigned long long) s->zc_refused,
                 (unsigned long long) s->zc_failed, (unsigned long long) s->zc_tx_bytes,

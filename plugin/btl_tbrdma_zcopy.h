@@ -188,7 +188,7 @@ void mca_btl_tbrdma_zc_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
 void mca_btl_tbrdma_zc_fail_all(mca_btl_tbrdma_module_t *module, int status);
 
 /* Prints the zero-copy counters ("tbrdma zcopy: ..." line; finalize, with the others). */
-void mca_btl_tbrdma_zc_print_stats(const mca_btl_tbrdma_module_t *module);
+void mca_btl_tbrdma_zc_print_stats(const mca_btl_tbrdma_module_t *module, const char *when);
 
 /* Frees the endpoint's zero-copy state (finalize). */
 void mca_btl_tbrdma_zc_free(mca_btl_tbrdma_endpoint_t *ep);

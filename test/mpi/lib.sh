@@ -300,11 +300,12 @@ mt_nothing_held()
     return 1
 }
 
-# mt_stat FIELD: the sum over every rank's "tbrdma stats" line of the number before FIELD
+# mt_stat FIELD: the sum over every rank's final "tbrdma stats:" and "tbrdma zcopy:" lines (not
+# the "... after N s:" ones of btl_tbrdma_stats_interval_s) of the number before FIELD
 # ("retransmitted", "bad checksum", ...) in the last run's output.
 mt_stat()
 {
-    grep -o "[0-9]* $1" "$MT_OUT" | awk '{s += $1} END {print s + 0}'
+    grep -E '^tbrdma (stats|zcopy): ' "$MT_OUT" | grep -o "[0-9]* $1" | awk '{s += $1} END {print s + 0}'
 }
 
 # ---- a long job to break: tb_ring in the background (liveness.sh, stripe.sh) -------------------

@@ -9,6 +9,8 @@
 #   tb_p2p       many outstanding, ANY_SOURCE, probe, cancel, dup/split communicators
 #   tb_rma       put/get/accumulate with fence and lock/unlock (4.1 osc/pt2pt, 5.0 osc/rdma)
 #   tb_thread    MPI_THREAD_MULTIPLE, 4 threads per rank
+#   stats        (one rank per Mac) tb_ring with btl_tbrdma_stats_interval_s 1: every rank
+#                prints its counters while running, later each time, growing, up to the final
 # Then: the simulator's counters moved on every cable of the mesh (tbrdma carried the traffic;
 # a silent fallback to another transport cannot pass), and no queue pair or memory region is
 # left held once the job ended.
@@ -37,6 +39,29 @@ mt_run coll "$np" "$slots" "${coll_args[@]}" -- tb_coll
 mt_run p2p "$np" "$slots" -- tb_p2p
 mt_run rma "$np" "$slots" -- tb_rma
 mt_run thread "$np" "$slots" -- tb_thread
+# stats: with btl_tbrdma_stats_interval_s 1, every rank prints its counters while tb_ring runs
+# (4 s), each print later than the one before, counters that only grow, up to the final ones.
+if [ "$slots" = 1 ]; then
+    mt_run stats 4 1 --mca btl_tbrdma_stats_interval_s 1 -- tb_ring 4
+    check_grep "stats: printed while running, with the zero-copy counters" "$MT_OUT" \
+        '^tbrdma zcopy after [0-9]+ s: host mac-'
+    # per rank: "prints first-second last-second last-sent final-sent ordered"
+    awk '
+        /^tbrdma stats after [0-9]+ s: host / {
+            k = $7 " " $8; n[k]++; t = $4 + 0; sent = $10 + 0
+            if (n[k] == 1) first[k] = t
+            else if (t <= last[k] || sent < psent[k]) bad[k] = 1
+            last[k] = t; psent[k] = sent
+        }
+        /^tbrdma stats: host / { final[$4 " " $5] = $7 + 0 }
+        END { for (k in n) print k, n[k], first[k], last[k], psent[k], final[k], bad[k] ? "unordered" : "ordered" }
+    ' "$MT_OUT" >"$TC_TMP/stats.rows"
+    sed 's/^/    | /' "$TC_TMP/stats.rows"
+    check "stats: 4 ranks printed their counters at least twice while running" \
+        test "$(awk '$3 >= 2' "$TC_TMP/stats.rows" | wc -l)" -eq 4
+    check "stats: each print later than the one before, counters only growing, none above the final ones" \
+        test "$(awk '$8 == "ordered" && $6 > 0 && $6 <= $7' "$TC_TMP/stats.rows" | wc -l)" -eq 4
+fi
 mt_counters "$TC_TMP/after"
 cat "$TC_TMP/after"
 mt_counters_moved "the suite" "$TC_TMP/before" "$TC_TMP/after" 100000

@@ -79,7 +79,7 @@ tbvm_mpi_ranks_ok()
         "$(grep -c "^tbtest $name: rank [0-9]* of $TBVM_VMS OK" "$out")" "$TBVM_VMS"
     grep -h "^tbtest $name: rank 0 of" "$out" | sed "s/^/vm: $what: /"
     [ "$TBVM_FAILS" = "$fails" ] && return 0
-    grep -v '^tbtest .* OK ' "$out" | head -n 40 | sed 's/^/    | /'
+    grep -v '^tbtest .* OK ' "$out" | tail -n 60 | sed 's/^/    | /'
     return 1
 }
 
@@ -114,13 +114,16 @@ tbvm_mpi_tbrdma_check()
 {
     tbvm_expect "$1: ranks with tbrdma stats" "$(grep -c '^tbrdma stats: ' "$2")" "$TBVM_VMS"
     tbvm_expect "$1: frames not returned" \
-        "$(grep -o '[0-9]* frames not returned' "$2" | awk '{ s += $1 } END { print s + 0 }')" 0
+        "$(grep '^tbrdma stats: ' "$2" | grep -o '[0-9]* frames not returned' |
+            awk '{ s += $1 } END { print s + 0 }')" 0
     grep -h '^tbrdma stats: ' "$2" | sed "s/^/vm: $1: /"
 }
 
 # tbvm_mpi_tbrdma "PROGRAM ARGS"...: the programs over pml ob1 with btl self,tbrdma only (the
 # plugin from the project's build, osc pt2pt for one-sided), so nothing else can carry the
 # traffic between VMs; exits 77 if the plugin or a program is not built. Returns 0 if all passed.
+# Every rank prints its counters every 20 s while it runs: a job that overruns its time shows
+# whether its data was still moving (the last 60 lines of a failed job are printed).
 tbvm_mpi_tbrdma()
 {
     local libs
@@ -131,7 +134,7 @@ tbvm_mpi_tbrdma()
     fi
     tbvm_mpi_require_programs "$@"
     tbvm_mpi_suite tbrdma tbvm_mpi_tbrdma_check "$@" -- --mca pml ob1 --mca btl self,tbrdma \
-        --mca btl_tbrdma_stats 1 --mca osc pt2pt \
+        --mca btl_tbrdma_stats 1 --mca btl_tbrdma_stats_interval_s 20 --mca osc pt2pt \
         --mca mca_base_component_path "SYS_DEFAULT:$libs" \
         --mca mca_base_component_show_load_errors 1
     [ "$TBVM_FAILS" = 0 ]
