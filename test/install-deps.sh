@@ -19,6 +19,8 @@ packages=(
     # tools used by tests; third-party MPI codes run over tbrdma (test/mpi/thirdparty.sh, hpc.sh)
     strace clang-format valgrind netpipe-openmpi hpcc
     lammps gromacs nwchem-openmpi scalapack-mpi-test
+    # Debian's gmx_mpi mdrun refuses a CPU without rdtscp: hpc.sh runs it under qemu-user there
+    qemu-user
     # the tools tests: MLX hostfile and --json checks, the Homebrew formula's syntax
     python3 ruby
     # bench/run's and bench/compare-jaccl's plots (the bench stage checks their PNGs)
