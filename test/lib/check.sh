@@ -50,12 +50,18 @@ pass()
     echo "ok: $*"
 }
 
-# fail WHAT: one check failed; the test goes on.
+# fail WHAT: one check failed; the test goes on, unless WHAT starts with $CHECK_STOP_AT (set by
+# test/sim/mutate.sh to the check a mutant must fail: once it has, what follows cannot change the
+# mutant's verdict, so the test ends there, failed, through its EXIT trap's cleanup).
 fail()
 {
     CHECK_COUNT=$((CHECK_COUNT + 1))
     CHECK_FAILED=$((CHECK_FAILED + 1))
     echo "FAIL: $*"
+    if [ -n "${CHECK_STOP_AT:-}" ] && [[ "$*" == "$CHECK_STOP_AT"* ]]; then
+        echo "stopped: this is the check CHECK_STOP_AT names"
+        exit 1
+    fi
 }
 
 # check WHAT COMMAND...: passes if COMMAND succeeds. Returns 1 on failure.

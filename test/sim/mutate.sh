@@ -142,8 +142,10 @@ run_mutant()
     echo "== $test with libtbsim mutated by $name"
     # A shorter hang guard: a mutant often leaves a program waiting for a completion that never
     # comes; 5 s is still hundreds of times what any wait of these tests takes.
-    EX_TIMEOUT_S=5 TBRDMA_BUILD=$MUTANTS/$name timeout --kill-after=10 300 "$SIM_SRC/tests/$test.sh" \
-        >"$log" 2>&1 </dev/null
+    # The test ends as soon as the named check fails (CHECK_STOP_AT, test/lib/check.sh) when
+    # that check is the shell's; a check a C program makes itself runs to the program's end.
+    CHECK_STOP_AT=$text EX_TIMEOUT_S=5 TBRDMA_BUILD=$MUTANTS/$name \
+        timeout --kill-after=10 300 "$SIM_SRC/tests/$test.sh" >"$log" 2>&1 </dev/null
     rc=$?
     sed 's/^/  | /' "$log"
     [ "$rc" != 77 ] || skip "$test cannot run here: $(grep '^SKIP' "$log" | tail -1)"
