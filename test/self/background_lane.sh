@@ -7,13 +7,9 @@
 # line must count the four, the summary must name the background ones, and their verdicts must
 # come under the background stage's heading, before run-all's.
 set -uo pipefail
-# shellcheck source=../lib/check.sh
-. "$(dirname "$0")/../lib/check.sh"
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-[ "$(id -u)" = 0 ] || skip "background_lane needs root (./run-tests.sh installs and builds)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-background.XXXXXX") || fatal "mktemp -d failed"
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+self_init background_lane
 
 CI=true TBRDMA_LOGS=$tmp/logs TBRDMA_OMPI5_CHROOT=$tmp/no-chroot \
     TBRDMA_DEBIAN_MIRROR=http://127.0.0.1:9/debian "$top/run-tests.sh" --only ompi-5.0 \

@@ -14,13 +14,9 @@
 # Locally each such run succeeds but lists the skipped tests and says so; with CI=true it is red
 # and names why the stage could not run.
 set -uo pipefail
-# shellcheck source=../lib/check.sh
-. "$(dirname "$0")/../lib/check.sh"
-
-top=$(cd "$(dirname "$0")/../.." && pwd)
-[ "$(id -u)" = 0 ] || skip "ci_skips needs root (./run-tests.sh installs and builds)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-ci-skips.XXXXXX") || fatal "mktemp -d failed"
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+self_init ci_skips
 
 # Usage: inner NAME CI-VALUE RUN-TESTS-ARGS... : runs ./run-tests.sh into $tmp/NAME.out; sets RC.
 inner()
