@@ -126,7 +126,7 @@ typedef struct mca_btl_tbrdma_module_t {
     int in_progress; /* a progress pass is running (ob1 callbacks may not start another) */
     bool async_pass; /* the running pass belongs to the liveness thread */
     _Atomic uint64_t last_app_progress; /* ns: the last progress call of an application thread */
-    uint64_t clock_ns; /* ns: the time of the last pass (send arms timers with it) */
+    uint64_t clock_ns; /* ns: the time of the last pass (zero-copy work inside a pass uses it) */
     uint64_t stats_start_ns, stats_next_ns; /* btl_tbrdma_stats_interval_s: counted from, next */
 
     /* Work the liveness thread leaves for an application thread (token-protected). */

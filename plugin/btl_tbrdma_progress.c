@@ -209,12 +209,13 @@ static void progress_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
         mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
 
+        tbrdma_rel_tx_clock(&ch->tx, now);
         if (tbrdma_rel_tx_timeout(&ch->tx, now, &module->timing)) {
             module->stats.timeouts++;
             TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME,
                            "channel %d to %s: retransmission timeout, frames %u..%u unacked "
                            "(%u sent), next timeout in %u us, credit up to tx %u (next tx %u)",
-                           c, ep->peer_host, ch->tx.una, ch->tx.next_seq - 1, ch->tx.snd_nxt,
+                           c, ep->peer_host, ch->tx.una, ch->tx.next_seq - 1, ch->tx.sent_hi,
                            ch->tx.rto_ns / 1000, ch->tx.limit, ch->tx.tx_next);
             ch->snd = ch->head; /* go back to the first unacknowledged frame */
             if (!tbrdma_rel_tx_credit(&ch->tx, 0)) {

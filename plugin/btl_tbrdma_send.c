@@ -311,8 +311,8 @@ static void send_start(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
     if (!send_train(module, ep, frag)) {
         mca_btl_tbrdma_ep_enqueue(ep, frag);
     }
-    mca_btl_tbrdma_ep_push(module, ep,
-                           module->clock_ns); /* the last pass's time is precise enough */
+    /* untimed: the last pass's clock may be as old as the application's last computation */
+    mca_btl_tbrdma_ep_push(module, ep, TBRDMA_REL_UNTIMED);
 }
 
 /* Another thread holds the token: the holder (or the next progress) queues the frame. */

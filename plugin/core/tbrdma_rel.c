@@ -17,6 +17,7 @@ void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t rese
     tx->limit = (uint16_t) (peer_posted - reserve);
     tx->rto_ns = rto_ns;
     tx->rto_at = 0;
+    tx->arm_pending = 0;
     tx->goback_una = 0;
     tx->goback_done = 0;
     tx->sent_hi = 0;
@@ -100,10 +101,13 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbr
     tx->una = ack;
     if (tx->timing && tbrdma_seq_lt(tx->timed_seq, ack)) {
         tx->timing = 0;
-        rel_rtt_sample(tx, now - tx->timed_at);
+        if (TBRDMA_REL_UNTIMED != tx->timed_at) { /* an untimed send not stamped yet: no sample */
+            rel_rtt_sample(tx, now - tx->timed_at);
+        }
     }
     tx->rto_ns = rel_rto(tx, t);
     tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
+    tx->arm_pending = 0;
     return (int) n;
 }
 
@@ -118,8 +122,25 @@ void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now)
         tx->sent_hi = tx->snd_nxt + 1;
     }
     tx->snd_nxt++;
-    if (0 == tx->rto_at) {
+    if (0 != tx->rto_at) {
+        return;
+    }
+    if (TBRDMA_REL_UNTIMED == now) {
+        tx->arm_pending = 1;
+    } else {
         tx->rto_at = now + tx->rto_ns;
+        tx->arm_pending = 0;
+    }
+}
+
+void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now)
+{
+    if (tx->timing && TBRDMA_REL_UNTIMED == tx->timed_at) {
+        tx->timed_at = now;
+    }
+    if (tx->arm_pending) {
+        tx->arm_pending = 0;
+        tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
     }
 }
 

@@ -41,6 +41,7 @@ typedef struct tbrdma_rel_tx {
     uint16_t reserve;    /* frames beyond limit that control messages may use */
     uint32_t rto_ns;     /* current retransmission timeout (doubles per timeout, capped) */
     uint64_t rto_at;     /* when the oldest transmitted unacked frame times out (0: not armed) */
+    int arm_pending;     /* sent untimed: arm and time at the next tbrdma_rel_tx_clock */
     uint32_t goback_una; /* una at the last go-back (a NACK for it is not acted on twice) */
     int goback_done;     /* a go-back for goback_una already happened */
     uint32_t sent_hi;    /* 1 + the highest sequence number transmitted so far */
@@ -109,8 +110,18 @@ void tbrdma_rel_tx_limit(tbrdma_rel_tx_t *tx, uint16_t lim);
 int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now,
                       const tbrdma_rel_timing_t *t);
 
-/* The frame snd_nxt was transmitted: advance snd_nxt; arms the timer if it is idle. */
+/*
+ * The frame snd_nxt was transmitted: advance snd_nxt; arms the timer if it is idle. now may be
+ * TBRDMA_REL_UNTIMED when the caller has no fresh clock (a send outside a progress pass, after
+ * the application computed): the timer is then armed, and the round trip timed, from the next
+ * tbrdma_rel_tx_clock. A stale clock instead would arm a timer already expired (a spurious
+ * go-back-N) and time a round trip that includes the computation.
+ */
+#define TBRDMA_REL_UNTIMED UINT64_MAX
 void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now);
+
+/* A fresh clock (each progress pass): arms and stamps what was sent untimed since the last. */
+void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now);
 
 /* A NACK at ack: 1 when the sender goes back (snd_nxt = una) now, 0 when it already did. */
 int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack);

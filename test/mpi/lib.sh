@@ -223,18 +223,20 @@ mt_btl()
 # exit status and that every rank printed its OK line.
 mt_run()
 {
-    local name=$1 np=$2 slots=$3 rc n
+    local name=$1 np=$2 slots=$3 rc n t0 secs
     mt_split "${@:4}"
     MT_OUT=$TC_TMP/$name.out
+    t0=$(date +%s.%N)
     mt_launch_btl "$np" "$slots" "${MT_ARGS[@]}" "${MT_WRAP[@]}" "$MT_BIN/${MT_CMD[0]}" \
         "${MT_CMD[@]:1}" >"$MT_OUT" 2>&1
     rc=$?
+    secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
     n=$(grep -c "^tbtest .*: rank [0-9]* of $np OK" "$MT_OUT")
     if [ "$rc" -eq 0 ] && [ "$n" -eq "$np" ] && mt_frames_back "$name" "$np"; then
-        pass "$name: $np ranks OK over tbrdma ($(grep -o '(.* checks)' "$MT_OUT" | head -1))"
+        pass "$name: $np ranks OK over tbrdma ($(grep -o '[0-9]* checks' "$MT_OUT" | head -1), $secs s)"
         return 0
     fi
-    fail "$name: mpirun exit $rc, $n of $np ranks OK"
+    fail "$name: mpirun exit $rc after $secs s, $n of $np ranks OK"
     grep -E "FAIL|tbrdma|rror|abort" "$MT_OUT" | head -20 | sed 's/^/    | /'
     return 1
 }

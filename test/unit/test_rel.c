@@ -152,6 +152,42 @@ static void test_rel_rto_follows_round_trips(void)
     CU_ASSERT(rto == tx.srtt_ns && tm.rto_min_ns == tx.rto_ns);
 }
 
+/*
+ * A frame sent outside a progress pass (the application computed since the last one) is sent
+ * untimed: its timer runs from the next pass's clock, never from the stale one, and its round
+ * trip is timed from there (at most the true one, never one that includes the computation).
+ */
+static void test_rel_untimed_send_arms_at_next_clock(void)
+{
+    const uint64_t pass = 1000000, computed = 30000000; /* the last pass; 30 ms of computation */
+    tbrdma_rel_tx_t tx;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, timing.rto_min_ns);
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, TBRDMA_REL_UNTIMED); /* at pass + computed, clock unknown */
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, pass + computed, &timing));
+    tbrdma_rel_tx_clock(&tx, pass + computed);
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, pass + computed + timing.rto_min_ns - 1, &timing));
+    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, pass + computed + timing.rto_min_ns, &timing));
+    /* timed from the clock after the send: a 200 us round trip is sampled as such */
+    tbrdma_rel_tx_init(&tx, 16, 2, timing.rto_min_ns);
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, TBRDMA_REL_UNTIMED);
+    tbrdma_rel_tx_clock(&tx, pass + computed);
+    CU_ASSERT(1 == tbrdma_rel_tx_ack(&tx, 1, pass + computed + 200000, &timing));
+    CU_ASSERT(200000 == tx.srtt_ns && 0 == tx.rto_at);
+    /* acknowledged before any clock: no sample, nothing left to arm */
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, TBRDMA_REL_UNTIMED);
+    CU_ASSERT(1 == tbrdma_rel_tx_ack(&tx, 2, pass + 2 * computed, &timing));
+    tbrdma_rel_tx_clock(&tx, pass + 2 * computed);
+    CU_ASSERT(200000 == tx.srtt_ns && 0 == tx.rto_at);
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, pass + 3 * computed, &timing));
+}
+
 static void test_rel_receiver_verdicts(void)
 {
     tbrdma_rel_rx_t rx;
@@ -464,6 +500,7 @@ int main(void)
         TBRDMA_UT_TEST(test_rel_ack_nack_and_timeout),
         TBRDMA_UT_TEST(test_rel_backoff_is_capped),
         TBRDMA_UT_TEST(test_rel_rto_follows_round_trips),
+        TBRDMA_UT_TEST(test_rel_untimed_send_arms_at_next_clock),
         TBRDMA_UT_TEST(test_rel_receiver_verdicts),
         TBRDMA_UT_TEST(test_rel_model_clean_wire),
         TBRDMA_UT_TEST(test_rel_model_held_receives),
