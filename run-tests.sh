@@ -308,10 +308,12 @@ if stage_wanted mpi; then
             run_test mpi "$t-$fl" 900 "test/mpi/$t.sh" "$fl"
         done
     done
-    for fl in 4.1 5.0; do
-        run_test mpi "memcheck-$fl" 900 test/mpi/memcheck.sh "$fl"
-        run_test mpi "asan-$fl" 900 test/mpi/asan.sh "$fl"
-    done
+    # One memory checker per version (about 75 s each; both on both cost CI 2.5 minutes more):
+    # valgrind on 5.0, what Macs run (its zero-copy path included); AddressSanitizer on 4.1,
+    # where zero-copy stays on under it (on 5.0 ASan needs the memory patcher off, and with it
+    # zero-copy: docs/design.md). Either runs on the other version by hand.
+    run_test mpi memcheck-5.0 900 test/mpi/memcheck.sh 5.0
+    run_test mpi asan-4.1 900 test/mpi/asan.sh 4.1
 fi
 if stage_wanted hpc; then
     echo "== hpc (HPC codes over tbrdma, answers compared with tcp)"
@@ -338,7 +340,11 @@ fi
 vm_log=""
 if stage_wanted vm; then
     echo "== vm"
-    run_test vm run-tier 1800 test/vm/run-tier.sh
+    # Every guest test but the reference transport's (mpi_ucx_*: the same programs over pml ucx
+    # on the same rxe links, about 200 s under TCG, which test rxe and UCX, not tbrdma; run them
+    # by hand when a tbrdma test fails there: test/vm/run-tier.sh test/vm/tests/mpi_ucx_*.sh).
+    mapfile -t vm_tests < <(ls test/vm/tests/*.sh | grep -v '/mpi_ucx_')
+    run_test vm run-tier 1800 test/vm/run-tier.sh "${vm_tests[@]}"
     grep -h '^vm tier' "$logs/vm/run-tier.log" 2>/dev/null | sed 's/^/  /'
     vm_log="$logs/vm/run-tier.log"
 fi
