@@ -131,7 +131,8 @@ run_test()
 # The background lane: a stage that nothing before bg_join needs and that needs nothing but the
 # build runs beside the stages after it, in the idle scheduling class (SCHED_IDLE, set once on the
 # lane's subshell and inherited by everything it starts: it gets a core only when no other task
-# wants one, and a task that wakes takes the core from it at once). nice 19 was not enough: in a CI run with the lane at nice 19, sim_link's ping-pongs under
+# wants one, and a task that wakes takes the core from it at once). nice 19 was not enough: in a
+# CI run with the lane at nice 19, sim_link's ping-pongs under
 # a stream (4 busy programs on 2 cores) waited 2 ms or more for a core in each of 3 tries. Its
 # verdicts are counted and printed at bg_join, under its own heading. One background stage at a
 # time.
@@ -343,7 +344,10 @@ if stage_wanted vm; then
     # Every guest test but the reference transport's (mpi_ucx_*: the same programs over pml ucx
     # on the same rxe links, about 200 s under TCG, which test rxe and UCX, not tbrdma; run them
     # by hand when a tbrdma test fails there: test/vm/run-tier.sh test/vm/tests/mpi_ucx_*.sh).
-    mapfile -t vm_tests < <(ls test/vm/tests/*.sh | grep -v '/mpi_ucx_')
+    vm_tests=()
+    for t in test/vm/tests/*.sh; do
+        [[ $t == */mpi_ucx_* ]] || vm_tests+=("$t")
+    done
     run_test vm run-tier 1800 test/vm/run-tier.sh "${vm_tests[@]}"
     grep -h '^vm tier' "$logs/vm/run-tier.log" 2>/dev/null | sed 's/^/  /'
     vm_log="$logs/vm/run-tier.log"

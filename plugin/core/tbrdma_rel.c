@@ -17,7 +17,6 @@ void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t rese
     tx->limit = (uint16_t) (peer_posted - reserve);
     tx->rto_ns = rto_ns;
     tx->rto_at = 0;
-    tx->arm_pending = 0;
     tx->goback_una = 0;
     tx->goback_done = 0;
     tx->sent_hi = 0;
@@ -107,7 +106,6 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbr
     }
     tx->rto_ns = rel_rto(tx, t);
     tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
-    tx->arm_pending = 0;
     return (int) n;
 }
 
@@ -122,14 +120,8 @@ void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now)
         tx->sent_hi = tx->snd_nxt + 1;
     }
     tx->snd_nxt++;
-    if (0 != tx->rto_at) {
-        return;
-    }
-    if (TBRDMA_REL_UNTIMED == now) {
-        tx->arm_pending = 1;
-    } else {
-        tx->rto_at = now + tx->rto_ns;
-        tx->arm_pending = 0;
+    if (0 == tx->rto_at) {
+        tx->rto_at = (TBRDMA_REL_UNTIMED == now) ? TBRDMA_REL_UNTIMED : now + tx->rto_ns;
     }
 }
 
@@ -138,8 +130,7 @@ void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now)
     if (tx->timing && TBRDMA_REL_UNTIMED == tx->timed_at) {
         tx->timed_at = now;
     }
-    if (tx->arm_pending) {
-        tx->arm_pending = 0;
+    if (TBRDMA_REL_UNTIMED == tx->rto_at) {
         tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
     }
 }

@@ -40,8 +40,8 @@ typedef struct tbrdma_rel_tx {
     uint16_t limit;      /* credit limit granted by the peer */
     uint16_t reserve;    /* frames beyond limit that control messages may use */
     uint32_t rto_ns;     /* current retransmission timeout (doubles per timeout, capped) */
-    uint64_t rto_at;     /* when the oldest transmitted unacked frame times out (0: not armed) */
-    int arm_pending;     /* sent untimed: arm and time at the next tbrdma_rel_tx_clock */
+    uint64_t rto_at;     /* when the oldest transmitted unacked frame times out (0: not armed;
+                            TBRDMA_REL_UNTIMED: armed at the next tbrdma_rel_tx_clock) */
     uint32_t goback_una; /* una at the last go-back (a NACK for it is not acted on twice) */
     int goback_done;     /* a go-back for goback_una already happened */
     uint32_t sent_hi;    /* 1 + the highest sequence number transmitted so far */
