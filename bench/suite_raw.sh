@@ -10,9 +10,9 @@
 # gives every bandwidth: one program for one way, both ways and two cables, and the higher limit
 # (it takes up to 16 completions per poll). uc_pingpong -x and uc_stream check every byte_len,
 # not the payload: the transport alone. Each run starts with RAW_WARM untimed messages
-# (uc_pingpong -w, uc_stream -w): the simulator keeps a QP's receives in a ring of 64 slots of
-# sparse shared memory, and the first message into a slot pays its page faults (at 4 MiB they
-# made a stream 9 times slower). Both programs run under BENCH_RT (chrt -r 1 when bench/run
+# (uc_pingpong -w, uc_stream -w): the simulator's receive file is sparse shared memory, and the
+# first message into each of its data regions (as many as messages in flight) pays its page
+# faults (at 4 MiB they made a stream 9 times slower). Both programs run under BENCH_RT (chrt -r 1 when bench/run
 # measures at real-time priority, as tb_bench -R does for MPI ranks). A run that failed is run
 # once more (another session's real-time spinners can hold a side off the CPU for a while). Messages above RAW_MAX
 # (Apple's largest: 4095 frames) are measured at RAW_MAX, in the row of the size asked for; none

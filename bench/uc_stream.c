@@ -10,12 +10,12 @@
  * test/sim/examples/ex_common.c), each with up to EX_DEPTH sends in flight and EX_DEPTH
  * receives posted. The client sends n messages of size bytes on every QP; with -b the server
  * sends as many back at the same time. -w: first, untimed, a stream of warm messages the same
- * way (the simulator's receive ring has 64 slots of sparse memory: the first message into each
- * slot pays its page faults). Without server_host it is the server. Both sides take the same
- * -s, -n, -w and -b (checked), each names its own devices, in the same cable order. A stream
- * starts on both sides together (a byte exchanged on the TCP side channel) and each stops its
- * clock when all it sent completed and all it awaited arrived, every byte_len checked (the
- * payload is not: the transport alone, as uc_pingpong -x). The client prints
+ * way (the simulator's receive file is sparse memory: the first message into each of its data
+ * regions, as many as messages in flight, pays its page faults). Without server_host it is the
+ * server. Both sides take the same -s, -n, -w and -b (checked), each names its own devices, in the
+ * same cable order. A stream starts on both sides together (a byte exchanged on the TCP side
+ * channel) and each stops its clock when all it sent completed and all it awaited arrived, every
+ * byte_len checked (the payload is not: the transport alone, as uc_pingpong -x). The client prints
  *   uc_stream: D cable(s), N x B B one way|each way: X MB/s
  * X = every byte received, both sides together, over the longer of the two times.
  * Exit 0, 1 on a failure (the verb or the wrong length is printed), 2 on usage.

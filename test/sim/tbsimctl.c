@@ -10,7 +10,8 @@
  *   reclaim                   free the QP and MR slots of processes that no longer exist
  *   show                      print hosts, cables, faults, devices and their QP/MR use
  *   counters                  one line of traffic counters per device (see tbsim_counters)
- *   held                      list every QP and MR slot still held; exit 1 when there is one
+ *   held                      list every QP and MR slot still held (a QP with the memory its
+ *                             receive file holds); exit 1 when there is one
  * Exit status: 0 ok, 1 failure, 2 usage.
  */
 #include "libtbsim/tbsim_shm.h"
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int usage(void)
@@ -270,6 +272,16 @@ static int cmd_counters(void)
     return 0;
 }
 
+/* The memory a QP's receive file holds (allocated, not its sparse size), -1 when it has none. */
+static long long rxq_kib(const struct tbsim_fabric *fab, int d, int q)
+{
+    char path[4096];
+    struct stat st;
+
+    tbsim_rxq_path(fab, d, q, path, sizeof(path));
+    return (0 == stat(path, &st)) ? (long long) st.st_blocks / 2 : -1;
+}
+
 /* Prints one line per slot held on device d; returns how many. */
 static int held_dev(const struct tbsim_fabric *fab, int d)
 {
@@ -281,8 +293,9 @@ static int held_dev(const struct tbsim_fabric *fab, int d)
         int32_t pid = atomic_load(&dev->qp_owner[q]);
 
         if (0 != pid) {
-            printf("held %s:rdma_%s qp 0x%06x pid %d%s\n", host, dev->ifname,
-                   atomic_load(&dev->qp[q].qpn), pid, pid_dead(pid) ? " (dead)" : "");
+            printf("held %s:rdma_%s qp 0x%06x pid %d%s, receive file %lld KiB\n", host, dev->ifname,
+                   atomic_load(&dev->qp[q].qpn), pid, pid_dead(pid) ? " (dead)" : "",
+                   rxq_kib(fab, d, q));
             n++;
         }
     }

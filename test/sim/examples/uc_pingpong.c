@@ -22,10 +22,13 @@
  * that half's first and last arrival on CLOCK_MONOTONIC (shared by every network namespace), so
  * a test can tell whether the second halves of several streams really ran at the same time.
  * -P (stream client): after half the messages, wait for a line on stdin, so a test can pull the
- * cable. -x: no payload pattern, hash or content check (the bench: measures the transport, not
- * the check); byte_len is still checked. -w (pingpong client): warm untimed round trips before
- * the n timed ones (the simulator's receive ring has 64 slots of sparse memory: the first message
- * into each slot pays its page faults).
+ * cable; (ping-pong client): after the last round trip, before its queue pair goes, so a test
+ * can look at the simulator's state (tbsimctl held).
+ * -x: no payload pattern, hash or content check (the bench: measures the transport, not the
+ * check); byte_len is still checked.
+ * -w (pingpong client): warm untimed round trips before the n timed ones (the simulator's
+ * receive file is sparse memory: the first message into each of its data regions pays its page
+ * faults).
  * Exit 0 on success, 1 on a failure (the failing verb and errno are printed), 2 on usage.
  */
 #include "ex_common.h"
@@ -390,6 +393,20 @@ __attribute__((noinline)) static int pingpong_round(struct run *r, uint32_t i, d
     return 0;
 }
 
+/* -P: waits for a line on stdin (a test reads the simulator's state meanwhile). */
+static void pingpong_pause(const struct run *r)
+{
+    char line[16];
+
+    if (r->o.pause) {
+        printf("uc_pingpong: paused after %u round trips\n", r->o.iters);
+        fflush(stdout);
+        if (NULL == fgets(line, sizeof(line), stdin)) {
+            fprintf(stderr, "stdin closed while paused\n");
+        }
+    }
+}
+
 /* The warm rounds first, untimed (-w), then the timed ones. */
 static int pingpong_client(struct run *r)
 {
@@ -423,6 +440,7 @@ static int pingpong_client(struct run *r)
     if (!r->o.nocheck) {
         printf("uc_pingpong: every echo had byte_len %u and every byte sent\n", r->o.size);
     }
+    pingpong_pause(r);
     rc = 0;
 free_times:
     free(half_us);

@@ -46,9 +46,17 @@ static uint32_t frames_of(uint32_t len)
     return (0 == len) ? 1 : (len + TBSIM_FRAME - 1) / TBSIM_FRAME;
 }
 
-static uint8_t *rxq_data(struct tbsim_rxq *rxq, uint64_t index)
+static uint8_t *rxq_data(struct tbsim_rxq *rxq, uint32_t region)
 {
-    return (uint8_t *) rxq + TBSIM_RXQ_HDR + (index % TBSIM_RING) * (size_t) TBSIM_MSG_MAX;
+    return (uint8_t *) rxq + TBSIM_RXQ_HDR + (size_t) region * TBSIM_MSG_MAX;
+}
+
+/* The lowest data region of a receive file that holds no message, TBSIM_RING when none. */
+static uint32_t region_free(struct tbsim_rxq *rxq)
+{
+    uint64_t busy = atomic_load_explicit(&rxq->region_busy, memory_order_acquire);
+
+    return (UINT64_MAX == busy) ? TBSIM_RING : (uint32_t) __builtin_ctzll(~busy);
 }
 
 /* ---- completion queue ------------------------------------------------------------------- */
@@ -260,7 +268,8 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
                        ^ ((uint64_t) qp->dev << 56) ^ 1);
 
     if (frame_rule_ok(&desc, wr)) {
-        uint8_t *data = rxq_data(peer, claim);
+        uint32_t region = region_free(peer);
+        uint8_t *data = rxq_data(peer, region);
         uint32_t copy = (TBSIM_MUTANT(COPY_4K) && TBSIM_FRAME < wr->len) ? TBSIM_FRAME : wr->len;
 
         memcpy(data, (const void *) (uintptr_t) wr->addr, copy);
@@ -270,6 +279,8 @@ static void transmit(struct tbsim_context *ctx, struct tbsim_qp *qp, struct tbsi
             corrupt(data, wr->len, mix64(r));
             count(&cnt->corrupted, 1);
         }
+        atomic_fetch_or_explicit(&peer->region_busy, 1ull << region, memory_order_relaxed);
+        s->region = region;
         s->status = TBSIM_SLOT_OK;
         s->byte_len = wr->len;
     } else {
@@ -303,6 +314,9 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
                      + TBSIM_MUTANT(CREDITS_PLUS1)
         && !TBSIM_MUTANT(CREDITS_OFF)) {
         return SEND_BLOCKED; /* hardware credit flow control: wait for a posted receive */
+    }
+    if (TBSIM_RING == region_free(qp->peer)) {
+        return SEND_BLOCKED; /* the simulator's own limit, unreachable within the credits */
     }
     f = &ctx->fab->cables[ctx->fab->devs[qp->dev].cable].fault;
     if (TBSIM_MUTANT(FAULT_LATCHED)) {
@@ -362,8 +376,10 @@ static void recv_fill(const struct tbsim_context *ctx, struct tbsim_qp *qp,
                       const struct tbsim_rwr *wr, const struct tbsim_rx_slot *s)
 {
     if (qp->rq_copied <= qp->rq_done && TBSIM_SLOT_OK == s->status) {
-        tbsim_pin_recv(tbsim_pin_of(ctx, wr->lkey), wr->addr, rxq_data(qp->rxq, qp->rq_done),
+        tbsim_pin_recv(tbsim_pin_of(ctx, wr->lkey), wr->addr, rxq_data(qp->rxq, s->region),
                        s->byte_len);
+        atomic_fetch_and_explicit(&qp->rxq->region_busy, ~(1ull << s->region),
+                                  memory_order_release);
         qp->rq_copied = qp->rq_done + 1;
     }
 }

@@ -140,7 +140,13 @@ struct tbsim_fabric {
     struct tbsim_dev devs[TBSIM_MAX_DEVS];
 };
 
-/* Receive-file layout: header, then TBSIM_RING data slots of TBSIM_MSG_MAX bytes (sparse). */
+/*
+ * Receive-file layout: header, then TBSIM_RING data regions of TBSIM_MSG_MAX bytes (sparse: a
+ * region's pages are allocated at its first use, about 1,000 page faults in the sender and as many
+ * in the receiver for 4 MiB). A message goes to the lowest free region, so a queue pair with few
+ * messages in flight keeps reusing the same warm pages; until 2026-12-02 receive i used region
+ * i % TBSIM_RING, and every queue pair's first 64 large messages paid those faults.
+ */
 enum tbsim_slot_status {
     TBSIM_SLOT_OK = 0,
     TBSIM_SLOT_LEN_ERR = 1, /* frame count (or length) mismatch: nothing delivered */
@@ -157,6 +163,7 @@ struct tbsim_rx_slot {
     uint32_t status;      /* enum tbsim_slot_status */
     uint32_t byte_len;
     uint64_t deliver_ns; /* CLOCK_MONOTONIC time before which the receive must not complete */
+    uint32_t region;     /* data region holding the message (TBSIM_SLOT_OK only) */
 };
 
 struct tbsim_rxq {
@@ -165,6 +172,9 @@ struct tbsim_rxq {
     uint32_t qpn;
     _Alignas(64) _Atomic uint64_t rq_posted;  /* written by the receiver */
     _Alignas(64) _Atomic uint64_t tx_claimed; /* written by the (single) sender */
+    /* bit i: data region i holds a message not yet copied out (set by the sender, cleared by the
+     * receiver once it copied) */
+    _Alignas(64) _Atomic uint64_t region_busy;
     _Alignas(64) struct tbsim_rq_desc desc[TBSIM_RING];
     struct tbsim_rx_slot slot[TBSIM_RING];
 };
@@ -172,6 +182,7 @@ struct tbsim_rxq {
 #define TBSIM_RXQ_HDR  4096
 #define TBSIM_RXQ_SIZE ((size_t) TBSIM_RXQ_HDR + (size_t) TBSIM_RING * TBSIM_MSG_MAX)
 _Static_assert(sizeof(struct tbsim_rxq) <= TBSIM_RXQ_HDR, "the receive file's header fits");
+_Static_assert(64 == TBSIM_RING, "region_busy has a bit per data region");
 
 /* $TBSIM_DIR, or the default. */
 const char *tbsim_dir(void);

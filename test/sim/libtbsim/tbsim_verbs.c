@@ -602,6 +602,7 @@ static struct tbsim_rxq *rxq_create(struct tbsim_fabric *fab, int dev, int slot,
     rxq->qpn = qpn;
     atomic_store(&rxq->rq_posted, 0);
     atomic_store(&rxq->tx_claimed, 0);
+    atomic_store(&rxq->region_busy, 0);
     rxq->magic = TBSIM_RXQ_MAGIC;
     return rxq;
 }
@@ -812,6 +813,7 @@ static void qp_reset(struct tbsim_qp *qp)
     qp->rq_posted = qp->rq_done = qp->rq_copied = 0;
     atomic_store(&qp->rxq->rq_posted, 0);
     atomic_store(&qp->rxq->tx_claimed, 0);
+    atomic_store(&qp->rxq->region_busy, 0);
     for (int i = 0; i < TBSIM_RING; i++) {
         atomic_store(&qp->rxq->slot[i].seq, 0);
     }

@@ -8,7 +8,8 @@
 # device chooses the cable: a QP on the cable to mac-b cannot be connected to mac-c (EINVAL).
 # The devices' traffic counters (tbsimctl counters) count every message and byte, and no QP or
 # MR slot stays held once the programs exit (tbsimctl held). Without --link at up, the cables
-# have no link model (tbsimctl show: rate 0, latency 0).
+# have no link model (tbsimctl show: rate 0, latency 0). A ping-pong of more messages than the
+# receive file has data regions reuses one region (its pages stay few: tbsimctl held).
 set -uo pipefail
 source "$(dirname "$0")/sim_lib.sh"
 sim_init sim_pingpong
@@ -36,6 +37,42 @@ stream_ok()
         '^uc_pingpong: stream: lost seq: none \(0\)$'
 }
 
+# Usage: region_reuse_ok : a ping-pong of 70 x 1 MiB, more than the receive file's 64 data
+# regions, paused before its teardown (-P): the client's receive file holds at most 2 regions' pages
+# (the header's 4 KiB aside), not one per echo. A message goes to the lowest free region: one in
+# flight reuses warm pages (a region's first use page-faults it in, a cost no device has).
+region_reuse_ok()
+{
+    local fifo=$TC_TMP/pp.fifo kib spid cpid _
+    rm -f "$fifo"
+    mkfifo "$fifo"
+    sim_on mac-b uc_pingpong >"$TC_TMP/server.out" 2>&1 &
+    spid=$!
+    sim_on mac-a uc_pingpong -s 1048576 -n 70 -P mac-b <"$fifo" >"$TC_TMP/client.out" 2>&1 &
+    cpid=$!
+    exec 9>"$fifo"
+    for _ in $(seq 300); do # waits for the client's word; the loop bounds a client that died
+        grep -q 'paused after' "$TC_TMP/client.out" && break
+        sleep 0.1
+    done
+    "$TBSIMCTL" held >"$TC_TMP/held.out"
+    echo go >&9
+    exec 9>&-
+    wait "$cpid"
+    SIM_CLI_RC=$?
+    wait "$spid"
+    SIM_SRV_RC=$?
+    sed 's/^/  held| /' "$TC_TMP/held.out"
+    expect "70 x 1 MiB ping-pong paused before teardown: exit statuses" "0 0" \
+        "$SIM_CLI_RC $SIM_SRV_RC"
+    check_grep "... the client paused after its 70 round trips" "$TC_TMP/client.out" \
+        '^uc_pingpong: paused after 70 round trips$'
+    kib=$(sed -n 's/^held mac-a:rdma_en2 qp .*, receive file \([0-9]*\) KiB$/\1/p' \
+        "$TC_TMP/held.out")
+    check "... mac-a's receive file holds at most 2 regions of 1 MiB (${kib:-no file} KiB)" \
+        test "${kib:-999999}" -le $((2 * 1024 + 4))
+}
+
 for addressing in p2p linklocal; do
     echo "== addressing $addressing"
     sim_up --hosts 2 --addressing "$addressing"
@@ -57,6 +94,9 @@ for addressing in p2p linklocal; do
     pingpong_ok "$addressing" 1048576 10
     stream_ok "$addressing" 10000 100
     stream_ok "$addressing" 1048576 20
+    if [ p2p = "$addressing" ]; then
+        region_reuse_ok
+    fi
     sim_down
 done
 
