@@ -210,7 +210,7 @@ run_unit()
     local log="$logs/unit/make-check.log" trs name rc f
     mkdir -p "$logs/unit"
     make -C build check -j2 >"$log" 2>&1
-    for trs in build/plugin/*.trs build/test/unit/*.trs; do
+    for trs in build/plugin/*.trs build/plugin/coll/*.trs build/test/unit/*.trs; do
         [ -f "$trs" ] || continue
         name=$(basename "$trs" .trs)
         f="${trs%.trs}.log"
@@ -295,7 +295,7 @@ mpi_specs()
 {
     echo "suite-$1-p2p-1 600 test/mpi/suite.sh $1 p2p 1"
     echo "suite-$1-linklocal-2 900 test/mpi/suite.sh $1 linklocal 2"
-    for t in faults liveness startup stripe thirdparty zcopy coll_rules; do
+    for t in faults liveness startup stripe thirdparty zcopy coll_rules coll_mesh; do
         echo "$t-$1 900 test/mpi/$t.sh $1"
     done
 }

@@ -157,7 +157,7 @@ job()
     else
         mt_launch "$((n * per_mac))" "$per_mac" --map-by node --mca pml ob1 \
             --mca btl "$(mt_btl "$per_mac")" --mca btl_tbrdma_peer_timeout_ms 120000 \
-            --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+            --mca opal_mca_base_component_path "$MT_COMPONENTS" \
             --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "${args[@]}" "$bin" "$@" >"$csv.tmp" 2>>"$log"
     fi
     local rc=$?

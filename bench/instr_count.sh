@@ -105,7 +105,7 @@ mpi()
 {
     local n=$1 out=$TC_TMP/mpi.$1.$2
     mt_launch 2 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca opal_mca_base_component_path "$MT_COMPONENTS" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_peer_timeout_ms 60000 \
         -np 1 "${cg[@]}" --toggle-collect=tb_rtt_loop --callgrind-out-file="$out" "$bin" "$n" : \
         -np 1 "${rt[@]}" "$bin" "$n" >"$out.log" 2>&1

@@ -26,7 +26,7 @@ bench_tb()
     done
     shift
     mt_launch 2 1 --map-by node --mca pml ob1 "${args[@]}" \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca opal_mca_base_component_path "$MT_COMPONENTS" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$BENCH_BIN" "$@" >"$out" 2>&1 \
         || { echo "$CHECK_NAME: run failed ($out):" >&2; tail -20 "$out" >&2; exit 1; }
 }

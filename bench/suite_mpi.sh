@@ -43,7 +43,7 @@ mpi_run()
     max=$(tr , '\n' <<<"$5" | sort -n | tail -1)
     # shellcheck disable=SC2046 # mpi_btl prints a word list
     mt_launch "$2" 1 --map-by node --mca pml ob1 $(mpi_btl "$1" "$2" "$3") \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca opal_mca_base_component_path "$MT_COMPONENTS" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_peer_timeout_ms 60000 \
         "$BENCH_BIN" -t "$4" -s "$5" -r "$BENCH_REPEATS" "${BENCH_RT_FLAG[@]}" "$max" \
         "$BENCH_SCALE" >"$6" 2>&1

@@ -13,6 +13,9 @@
  *              (bytes * (ranks - 1)) / usec
  *   alltoall   MPI_Alltoall of bytes per pair of ranks; usec per call, MB/s = bytes * (ranks -
  *              1) / usec (what each rank receives)
+ *   reduce_scatter  MPI_Reduce_scatter_block of bytes (doubles, sum): each rank's input is
+ *              bytes, its result bytes / ranks (rounded down to doubles); usec per call, MB/s =
+ *              bytes / usec
  * A window is 32 messages, fewer above 512 KiB (16 MiB in flight at most, 2 messages at least).
  * Iterations shrink with size so that a size takes about the same time; each row is the best
  * (least time) of REPEATS runs (the machine is shared: the least disturbed run).
@@ -44,7 +47,17 @@
 #define IN_FLIGHT  (16u << 20)
 #define MAX_SIZES  64
 
-enum { T_LATENCY, T_BANDWIDTH, T_BIBW, T_MSGRATE, T_ALLREDUCE, T_ALLGATHER, T_ALLTOALL, T_COUNT };
+enum {
+    T_LATENCY,
+    T_BANDWIDTH,
+    T_BIBW,
+    T_MSGRATE,
+    T_ALLREDUCE,
+    T_ALLGATHER,
+    T_ALLTOALL,
+    T_REDUCE_SCATTER,
+    T_COUNT
+};
 
 struct test {
     const char *name;
@@ -210,8 +223,11 @@ static double coll_time(int test, size_t bytes, int iters)
         } else if (T_ALLGATHER == test) {
             MPI_Allgather(sbuf + (size_t) tb_rank * bytes, n, MPI_BYTE, rbuf, n, MPI_BYTE,
                           MPI_COMM_WORLD);
-        } else {
+        } else if (T_ALLTOALL == test) {
             MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, MPI_COMM_WORLD);
+        } else {
+            MPI_Reduce_scatter_block(sbuf, rbuf, n / 8 / tb_size, MPI_DOUBLE, MPI_SUM,
+                                     MPI_COMM_WORLD);
         }
     }
     return (MPI_Wtime() - t0) * 1e6 / iters;
@@ -233,6 +249,12 @@ static double alltoall(size_t bytes, int window, int iters)
 {
     (void) window;
     return coll_time(T_ALLTOALL, bytes, iters);
+}
+
+static double reduce_scatter(size_t bytes, int window, int iters)
+{
+    (void) window;
+    return coll_time(T_REDUCE_SCATTER, bytes, iters);
 }
 
 static size_t latency_check(size_t bytes, int window)
@@ -304,6 +326,29 @@ static size_t alltoall_check(size_t bytes, int window)
     return bad;
 }
 
+/* Each rank adds (rank + 1) * v(i) over the whole vector; rank r gets block r's sums. */
+static size_t reduce_scatter_check(size_t bytes, int window)
+{
+    double *in = (double *) sbuf, *out = (double *) rbuf;
+    size_t blk = bytes / 8 / (size_t) tb_size, bad = 0;
+
+    for (size_t i = 0; i < blk * (size_t) tb_size; i++) {
+        in[i] = (double) (tb_rank + 1) * (double) ((i + bytes) % 1000);
+    }
+    reduce_scatter(bytes, window, 1);
+    for (size_t i = 0; i < blk; i++) {
+        size_t at = (size_t) tb_rank * blk + i;
+        double want = (double) tb_size * (tb_size + 1) / 2 * (double) ((at + bytes) % 1000);
+
+        if (out[i] != want && 0 == bad++) {
+            tb_check(0, "reduce_scatter of %zu B: element %zu is %g, expected %g", bytes, i, out[i],
+                     want);
+        }
+    }
+    tb_check(0 == bad, "reduce_scatter of %zu B", bytes);
+    return bad;
+}
+
 static const struct test tests[T_COUNT] = {
     {"latency", latency, latency_check, 0},
     {"bandwidth", bandwidth, bandwidth_check, 1},
@@ -312,6 +357,7 @@ static const struct test tests[T_COUNT] = {
     {"allreduce", allreduce, allreduce_check, 0},
     {"allgather", allgather, allgather_check, 0},
     {"alltoall", alltoall, alltoall_check, 0},
+    {"reduce_scatter", reduce_scatter, reduce_scatter_check, 0},
 };
 
 struct opts {
@@ -363,7 +409,7 @@ static size_t measure(const struct test *t, size_t bytes, struct opts *o)
     }
     if (0 == tb_rank) {
         double moved = (double) bytes * (T_BIBW == t - tests ? 2 : 1)
-                       * (t - tests >= T_ALLGATHER ? tb_size - 1 : 1);
+                       * (T_ALLGATHER == t - tests || T_ALLTOALL == t - tests ? tb_size - 1 : 1);
 
         printf("%s,%zu,%d,%.3f,%.6g\n", t->name, bytes, iters, best, moved / best);
         fflush(stdout);

@@ -72,7 +72,7 @@ run()
     while [ -e "$res/$name.$n" ]; do n=$((n + 1)); done
     mt_launch 2 1 --map-by node --mca pml ob1 --mca btl self,tbrdma "$@" \
         --mca btl_tbrdma_peer_timeout_ms 60000 \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca opal_mca_base_component_path "$MT_COMPONENTS" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" \
         "$bin" -t latency,bandwidth -s "$sizes" "$max" "$scale" >"$res/$name.$n" 2>&1 \
         || { echo "zcopy_bench: $name run failed:" >&2; tail -20 "$res/$name.$n" >&2; exit 1; }

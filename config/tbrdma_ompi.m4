@@ -45,7 +45,7 @@ AC_DEFUN([TBRDMA_OMPI_FIND_FLAGS], [
         AS_IF([test ! -r "$with_ompi_source/opal/include/opal_config.h"],
             [AC_MSG_ERROR([--with-ompi-source=$with_ompi_source: no opal/include/opal_config.h there; run Open MPI's ./configure in that tree first (docs/building.md)])])
         tbrdma_ompi_how="--with-ompi-source=$with_ompi_source (libraries: $tbrdma_ompi_how)"
-        tbrdma_ompi_incdirs="$with_ompi_source $with_ompi_source/opal/include"
+        tbrdma_ompi_incdirs="$with_ompi_source $with_ompi_source/opal/include $with_ompi_source/ompi/include"
     ])
     for tbrdma_dir in $tbrdma_ompi_incdirs; do
         OMPI_CPPFLAGS="$OMPI_CPPFLAGS -I$tbrdma_dir"

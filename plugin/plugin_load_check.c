@@ -7,8 +7,18 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+/* The component the plugin must export (the BTL's unless told). */
+#ifndef PLUGIN_COMPONENT
+#define PLUGIN_COMPONENT "mca_btl_tbrdma_component"
+#endif
+
 /* Any libopen-pal symbol, referenced so the linker keeps libopen-pal in the process. */
 extern const char opal_version_string[];
+#ifdef PLUGIN_NEEDS_LIBMPI
+/* And a libmpi one, for a coll component. */
+int MPI_Initialized(int *flag);
+int (*volatile plugin_keep_libmpi)(int *) = MPI_Initialized;
+#endif
 
 int main(void)
 {
@@ -20,13 +30,12 @@ int main(void)
         printf("FAIL: dlopen %s: %s\n", PLUGIN_PATH, dlerror());
         return 1;
     }
-    component = dlsym(plugin, "mca_btl_tbrdma_component");
+    component = dlsym(plugin, PLUGIN_COMPONENT);
     if (NULL == component) {
-        printf("FAIL: %s exports no mca_btl_tbrdma_component\n", PLUGIN_PATH);
+        printf("FAIL: %s exports no %s\n", PLUGIN_PATH, PLUGIN_COMPONENT);
         return 1;
     }
-    printf("ok: %s loads with every symbol bound and exports mca_btl_tbrdma_component\n",
-           PLUGIN_PATH);
+    printf("ok: %s loads with every symbol bound and exports %s\n", PLUGIN_PATH, PLUGIN_COMPONENT);
     dlclose(plugin);
     return 0;
 }

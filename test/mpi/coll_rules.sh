@@ -38,7 +38,10 @@ installed_conf()
     check "coll-tuned.conf turns the dynamic rules on" grep -qx 'coll_tuned_use_dynamic_rules=1' "$conf"
     check "coll-tuned.conf names the installed rules" \
         grep -qx "coll_tuned_dynamic_rules_filename=$dir/coll-tuned.rules" "$conf"
-    sed "s|^coll_tuned_dynamic_rules_filename=|&$dest|" "$conf" >"$dest/tune.conf"
+    # coll/tuned's rules alone: coll/tbrdma (test/mpi/coll_mesh.sh) would take some all-reduces.
+    check "coll-tuned.conf turns coll/tbrdma on" grep -qx 'coll_tbrdma_priority=90' "$conf"
+    sed -e "s|^coll_tuned_dynamic_rules_filename=|&$dest|" -e '/^coll_tbrdma_priority=/d' "$conf" \
+        >"$dest/tune.conf"
     conf=$dest/tune.conf
 }
 
@@ -131,7 +134,7 @@ check "the rules change the algorithm somewhere (else they cannot be told from t
 sed 's|^coll_tuned_dynamic_rules_filename=.*|&.missing|' "$conf" >"$conf.wrong"
 wrong=$TC_TMP/collrules-4-wrong-path.out
 mt_launch 4 1 --map-by node --mca pml ob1 --mca btl self,tbrdma "${patient[@]}" --tune "$conf.wrong" \
-    --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+    --mca opal_mca_base_component_path "$MT_COMPONENTS" \
     --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$MT_BIN/tb_collrules" "${pts[@]}" >"$wrong" 2>&1
 check "a wrong rules path in the conf fails the check ($(grep -c 'the rules say' "$wrong") points)" \
     grep -q 'the rules say' "$wrong"

@@ -53,6 +53,8 @@ mt_flavour()
     MT_BUILD=${MT_BUILD_DIR:-$MT_BUILD} # another build of the plugin (e.g. with AddressSanitizer)
     MT_BIN=$MT_REPO/build/test/mpi/$MT_FLAVOUR
     MT_PLUGIN=$MT_BUILD/plugin/.libs
+    # Open MPI's components, then tbrdma's BTL and its coll component (off unless its priority is set).
+    MT_COMPONENTS=SYS_DEFAULT:$MT_PLUGIN:$MT_BUILD/plugin/coll/.libs
     MT_SIMLIB=$MT_BUILD/test/sim/.libs/libtbsim.so
     CHECK_NAME="$(basename "$0" .sh) ($MT_FLAVOUR${MT_VARIANT:+, $MT_VARIANT})"
 }
@@ -86,7 +88,7 @@ mt_build()
         flags=()
         [[ " ${MT_INTERPOSE:-} " == *" $p "* ]] && flags=(-rdynamic -ldl)
         if [ "$stale" = 1 ]; then
-            "${MT_MPICC[@]}" -O2 -Wall -o "$MT_BIN/$p" "$MT_DIR/$p.c" -lpthread "${flags[@]}" \
+            "${MT_MPICC[@]}" -O2 -Wall -o "$MT_BIN/$p" "$MT_DIR/$p.c" -lpthread -lm "${flags[@]}" \
                 || fatal "$p.c does not build with the $MT_FLAVOUR mpicc"
         fi
     done
@@ -148,7 +150,7 @@ mt_launch_btl()
     local np=$1 slots=$2
     shift 2
     mt_launch "$np" "$slots" --map-by node --mca pml ob1 --mca btl "$(mt_btl "$slots")" \
-        "${MT_BTL_ARGS[@]}" --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        "${MT_BTL_ARGS[@]}" --mca opal_mca_base_component_path "$MT_COMPONENTS" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_stats 1 \
         "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "$@"
 }
@@ -329,7 +331,7 @@ mt_ring_start()
     MT_OUT=$TC_TMP/$1.out
     : >"$MT_OUT"
     mt_launch "$np" 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
-        --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+        --mca opal_mca_base_component_path "$MT_COMPONENTS" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "${MT_MESH_ARGS[@]}" \
         "$MT_BIN/tb_ring" "${@:3}" >"$MT_OUT" 2>&1 &
     MT_JOB_PID=$!

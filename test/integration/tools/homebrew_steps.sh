@@ -82,7 +82,7 @@ grep -E '^tbrdma-brew-build: ' "$tmp/build.log" | sed 's/^/    | /'
 [ "$rc" = 0 ] || tail -n 20 "$tmp/build.log" | sed 's/^/    | /'
 expect "tbrdma-brew-build in the 5.0.7 chroot" 0 "$rc"
 check "it used the configured tree as it was" grep -q "^tbrdma-brew-build: $src is configured already$" "$tmp/build.log"
-check "the component is installed in PREFIX/lib/openmpi" [ -f "$prefix/lib/openmpi/mca_btl_tbrdma.so" ]
+check "the components are installed in PREFIX/lib/openmpi (btl and coll)" [ -f "$prefix/lib/openmpi/mca_btl_tbrdma.so" ] && [ -f "$prefix/lib/openmpi/mca_coll_tbrdma.so" ]
 check "the tools are installed" [ -x "$prefix/bin/tbrdma-doctor" ] && [ -x "$prefix/bin/tbrdma-probe" ]
 check "the collectives' rules for 5.0 and the settings naming them are installed" \
     bash -c "cmp -s '$prefix/share/tbrdma/coll-tuned.rules' '$top/share/coll/ompi-5.0.rules' && \
