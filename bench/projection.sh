@@ -15,7 +15,8 @@
 #              256 MB, 4 Macs: algorithms that exchange with one peer per step (Open MPI's ring,
 #              recursive halving) move 2 (n - 1) / n of the data over one cable at a time:
 #              algbw <= B_mac x n / (2 (n - 1)); one that uses all n - 1 cables at once (JACCL's
-#              mesh reduce-scatter + all-gather) <= B_mac x n / 2; reduction time left out
+#              mesh reduce-scatter + all-gather, which coll/tbrdma runs) <= B_mac x n / 2;
+#              reduction time left out
 # Measured inputs come from the rows without the link model. When only rows with it exist they
 # serve, with the model's one-way latency (meta.txt) taken off the upper bound, and e is then a
 # lower bound: the modelled wire hides a software cost per byte below its own.
@@ -89,7 +90,7 @@ BEGIN {
     row("4-Mac 8 B allreduce", sprintf("%.1f", rounds * lmac), "us", "projected", "rounds x tbrdma latency on Macs")
     row("JACCL 4-Mac small all-sum", js, "us", "published", "mlx#2808 plot, secondary reading")
     row("4-Mac 256 MB allreduce, one peer per step", sprintf("%.0f", bser * 4 / 6), "MB/s", "projected", "<= B_mac x n/(2(n-1)), Open MPI ring / recursive halving, no reduction time")
-    row("4-Mac 256 MB allreduce, every cable at once", sprintf("%.0f", bser * 4 / 2), "MB/s", "projected", "<= B_mac x n/2, a mesh reduce-scatter + all-gather, no reduction time")
+    row("4-Mac 256 MB allreduce, every cable at once", sprintf("%.0f", bser * 4 / 2), "MB/s", "projected", "<= B_mac x n/2, a mesh reduce-scatter + all-gather (JACCL'"'"'s; coll/tbrdma'"'"'s), no reduction time")
     row("JACCL 4-Mac 256 MB bf16 all-reduce", jb, "MB/s", "published", "algorithm bandwidth, mlx#3412")
     print ""
     if (d < 0)
@@ -98,5 +99,5 @@ BEGIN {
         print "e is negative: tbrdma streamed 4 MiB faster than the raw program here, so the projection takes no per-byte cost."
     if (link == "on")
         print "Only rows on the link model were measured: its wire hides any per-byte cost below its rate, so e is a lower bound and the bandwidth projection an upper one; rows without the link model (--link off or both) give e."
-    print "The large allreduce bounds use the serial (lower) bandwidth and leave out the reduction; JACCL'"'"'s figure includes its bf16 reduction. Open MPI'"'"'s default collectives exchange with one peer per step, so on 4 Macs they use one of the three cables at a time: that, not the transport, bounds them below JACCL'"'"'s mesh."
+    print "The large allreduce bounds use the serial (lower) bandwidth and leave out the reduction; JACCL'"'"'s figure includes its bf16 reduction. Open MPI'"'"'s default collectives exchange with one peer per step, so on 4 Macs they use one of the three cables at a time: that, not the transport, bounds them below JACCL'"'"'s mesh. tbrdma'"'"'s coll/tbrdma (on with share/tbrdma/coll-tuned.conf) runs the mesh reduce-scatter + all-gather from 16 KiB (docs/collectives.md)."
 }'
