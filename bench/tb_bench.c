@@ -281,26 +281,34 @@ static size_t msgrate_check(size_t bytes, int window)
     return (tb_rank & 1) ? block_check("msgrate", bytes, 0, tb_rank - 1) : 0;
 }
 
-/* Each rank adds (rank + 1) * v(i): the sum is ranks * (ranks + 1) / 2 * v(i), exactly. */
-static size_t allreduce_check(size_t bytes, int window)
+/* A sum of doubles over the ranks, run by RUN on IN_ITEMS items: each rank adds (rank + 1) *
+ * v(i), so the sum is ranks * (ranks + 1) / 2 * v(i), exactly. This rank's result is the sum's
+ * OUT_ITEMS items from item FIRST. */
+static size_t sum_check(const char *name, double (*run)(size_t, int, int), size_t bytes, int window,
+                        size_t in_items, size_t first, size_t out_items)
 {
     double *in = (double *) sbuf, *out = (double *) rbuf;
-    size_t n = bytes / 8, bad = 0;
+    size_t bad = 0;
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < in_items; i++) {
         in[i] = (double) (tb_rank + 1) * (double) ((i + bytes) % 1000);
     }
-    allreduce(bytes, window, 1);
-    for (size_t i = 0; i < n; i++) {
-        double want = (double) tb_size * (tb_size + 1) / 2 * (double) ((i + bytes) % 1000);
+    run(bytes, window, 1);
+    for (size_t i = 0; i < out_items; i++) {
+        double want = (double) tb_size * (tb_size + 1) / 2 * (double) ((first + i + bytes) % 1000);
 
         if (out[i] != want && 0 == bad++) {
-            tb_check(0, "allreduce of %zu B: element %zu is %g, expected %g", bytes, i, out[i],
+            tb_check(0, "%s of %zu B: element %zu is %g, expected %g", name, bytes, i, out[i],
                      want);
         }
     }
-    tb_check(0 == bad, "allreduce of %zu B", bytes);
+    tb_check(0 == bad, "%s of %zu B", name, bytes);
     return bad;
+}
+
+static size_t allreduce_check(size_t bytes, int window)
+{
+    return sum_check("allreduce", allreduce, bytes, window, bytes / 8, 0, bytes / 8);
 }
 
 /* Rank j contributes block j of its send buffer: the pattern from j for j. */
@@ -326,27 +334,13 @@ static size_t alltoall_check(size_t bytes, int window)
     return bad;
 }
 
-/* Each rank adds (rank + 1) * v(i) over the whole vector; rank r gets block r's sums. */
+/* Rank r gets block r of the sum. */
 static size_t reduce_scatter_check(size_t bytes, int window)
 {
-    double *in = (double *) sbuf, *out = (double *) rbuf;
-    size_t blk = bytes / 8 / (size_t) tb_size, bad = 0;
+    size_t blk = bytes / 8 / (size_t) tb_size;
 
-    for (size_t i = 0; i < blk * (size_t) tb_size; i++) {
-        in[i] = (double) (tb_rank + 1) * (double) ((i + bytes) % 1000);
-    }
-    reduce_scatter(bytes, window, 1);
-    for (size_t i = 0; i < blk; i++) {
-        size_t at = (size_t) tb_rank * blk + i;
-        double want = (double) tb_size * (tb_size + 1) / 2 * (double) ((at + bytes) % 1000);
-
-        if (out[i] != want && 0 == bad++) {
-            tb_check(0, "reduce_scatter of %zu B: element %zu is %g, expected %g", bytes, i, out[i],
-                     want);
-        }
-    }
-    tb_check(0 == bad, "reduce_scatter of %zu B", bytes);
-    return bad;
+    return sum_check("reduce_scatter", reduce_scatter, bytes, window, blk * (size_t) tb_size,
+                     (size_t) tb_rank * blk, blk);
 }
 
 static const struct test tests[T_COUNT] = {

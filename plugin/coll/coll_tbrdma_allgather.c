@@ -58,9 +58,9 @@ int mca_coll_tbrdma_allgather(const void *sbuf, int scount, struct ompi_datatype
     ompi_datatype_type_size(rdtype, &rsize);
     ompi_datatype_get_extent(rdtype, &lb, &rext);
     bytes = (size_t) rcount * rsize * (size_t) p;
-    take = rcount > 0
-           && tbrdma_coll_in_window(bytes, p, (size_t) c->allgather_min, (size_t) c->allgather_max,
-                                    c->min_procs);
+    /* 0 bytes is below every window. */
+    take = tbrdma_coll_in_window(bytes, p, (size_t) c->allgather_min, (size_t) c->allgather_max,
+                                 c->min_procs);
     COLL_TBRDMA_CALL("allgather", bytes, p, take ? "one-step all-gather" : "deferred");
     if (!take) {
         return m->next.coll_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,

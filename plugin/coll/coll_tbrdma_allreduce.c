@@ -18,32 +18,26 @@
 
 #define ALLREDUCE_TAG MCA_COLL_BASE_TAG_ALLREDUCE
 
-/* The one-step exchange. x[j]: process j's vector (received into scratch slot j; our own, or
- * a copy of it in slot me when it is rbuf: MPI_IN_PLACE). */
+/* The one-step exchange: every vector into its slot of scratch (our own copied there, so
+ * MPI_IN_PLACE needs no case of its own), an all-gather of the slots, then the reduction. */
 static int allreduce_onestep(const char *src, char *rbuf, size_t count,
                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                              struct ompi_communicator_t *comm, char *scratch, size_t size)
 {
-    int p = ompi_comm_size(comm), me = ompi_comm_rank(comm), rc = OMPI_SUCCESS;
-    ompi_request_t *req[2 * p];
-    mca_coll_tbrdma_step_t s = {req, 0};
+    int p = ompi_comm_size(comm), me = ompi_comm_rank(comm), rc;
+    size_t first[p], items[p];
     char *x[p];
 
-    for (int k = 1; k < p && OMPI_SUCCESS == rc; k++) {
-        int from = (me + p - k) % p, to = (me + k) % p;
-
-        x[from] = scratch + (size_t) from * count * size;
-        rc = mca_coll_tbrdma_recv(&s, x[from], count, dtype, from, ALLREDUCE_TAG, comm);
-        if (OMPI_SUCCESS == rc) {
-            rc = mca_coll_tbrdma_send(&s, src, count, dtype, to, ALLREDUCE_TAG, comm);
-        }
+    for (int j = 0; j < p; j++) {
+        first[j] = (size_t) j * count;
+        items[j] = count;
+        x[j] = scratch + first[j] * size;
     }
-    rc = mca_coll_tbrdma_finish(&s, rc);
+    memcpy(x[me], src, count * size);
+    rc = mca_coll_tbrdma_ag_step(scratch, first, items, dtype, size, ALLREDUCE_TAG, comm);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    x[me] = (src == rbuf) ? memcpy(scratch + (size_t) me * count * size, src, count * size)
-                          : (char *) src;
     mca_coll_tbrdma_reduce(rbuf, x, p, count, dtype, op, size);
     return OMPI_SUCCESS;
 }
@@ -92,7 +86,7 @@ int mca_coll_tbrdma_allreduce(const void *sbuf, void *rbuf, int count,
     char *scratch = NULL;
 
     ompi_datatype_type_size(dtype, &size);
-    alg = count > 0 ? tbrdma_coll_allreduce_alg(&lim, (size_t) count * size, p) : TBRDMA_COLL_DEFER;
+    alg = tbrdma_coll_allreduce_alg(&lim, (size_t) count * size, p); /* 0 bytes: defer */
     if (TBRDMA_COLL_DEFER != alg && mca_coll_tbrdma_cuttable(count, dtype, op)) {
         scratch = mca_coll_tbrdma_scratch(m, allreduce_scratch_bytes(alg, (size_t) count, p, size));
     }

@@ -13,7 +13,7 @@
 
 /* Defaults measured on the link model, 4 simulated Macs (bench/coll_mesh_bench.sh,
  * docs/collectives.md): reduce-scatter + all-gather 1.32x faster than the rules' choice at
- * 16 KiB, 0.77x at 8 KiB; the one-step exchange 0.89x to 1.02x from 8 B to 4 KiB, so off;
+ * 16 KiB, 0.77x at 8 KiB; the one-step exchange 0.89x to 0.96x from 8 B to 2 KiB, so off;
  * the one-step all-gather 1.42x at 32 KiB gathered, 1.05x at 8 KiB; the one-step
  * reduce-scatter 1.19x at 8 KiB, 0.97x at 2 KiB. */
 #define COLL_TBRDMA_ONESTEP_MAX_DEFAULT 0
@@ -112,7 +112,7 @@ static void params_table(param_int_t *t)
         "Largest MPI_Allreduce in bytes (count x datatype size) done in one "
         "step, every process sending its whole vector to every other (0: "
         "never; on the simulated mesh it was no faster than Open MPI's choice from 8 B to "
-        "4 KiB). Range 0..1073741824, default " COLL_TBRDMA_STR(COLL_TBRDMA_ONESTEP_MAX_DEFAULT)};
+        "2 KiB). Range 0..1073741824, default " COLL_TBRDMA_STR(COLL_TBRDMA_ONESTEP_MAX_DEFAULT)};
     t[3] = (param_int_t){"allreduce_rsag_min",
                          &c->rsag_min,
                          COLL_TBRDMA_RSAG_MIN_DEFAULT,
@@ -220,8 +220,7 @@ static void params_verify(void)
 
 static int component_open(void)
 {
-    mca_coll_tbrdma_component.output = opal_output_open(NULL);
-    opal_output_set_verbosity(mca_coll_tbrdma_component.output, 0);
+    mca_coll_tbrdma_component.output = opal_output_open(NULL); /* silent until set below */
     params_verify();
     opal_output_set_verbosity(mca_coll_tbrdma_component.output, mca_coll_tbrdma_component.verbose);
     return OMPI_SUCCESS;

@@ -15,17 +15,15 @@
 
 #define REDUCE_SCATTER_TAG MCA_COLL_BASE_TAG_REDUCE_SCATTER
 
-/* Whether this component takes a reduce-scatter of total items, and its scratch (p slots of
- * the largest block); NULL: the component below takes it. */
+/* Whether this component takes a reduce-scatter of total items of size bytes, and its scratch
+ * (p slots of the largest block); NULL: the component below takes it. */
 static char *reduce_scatter_take(mca_coll_tbrdma_module_t *m, const size_t *items, size_t total,
-                                 struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                 size_t size, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                                  struct ompi_communicator_t *comm, size_t *slot)
 {
     const mca_coll_tbrdma_component_t *c = &mca_coll_tbrdma_component;
     int p = ompi_comm_size(comm);
-    size_t size;
 
-    ompi_datatype_type_size(dtype, &size);
     *slot = 0;
     for (int j = 0; j < p; j++) {
         *slot = items[j] > *slot ? items[j] : *slot;
@@ -46,14 +44,15 @@ static bool reduce_scatter_run(const char *name, const void *sbuf, void *rbuf, c
                                struct ompi_op_t *op, struct ompi_communicator_t *comm,
                                mca_coll_tbrdma_module_t *m, int *rc)
 {
-    size_t size, slot;
-    char *scratch = reduce_scatter_take(m, items, total, dtype, op, comm, &slot);
     mca_coll_tbrdma_cut_t cut = {
         MPI_IN_PLACE == sbuf ? rbuf : sbuf, rbuf, first, items, 0, REDUCE_SCATTER_TAG};
+    size_t slot;
+    char *scratch;
 
-    ompi_datatype_type_size(dtype, &size);
-    cut.size = size;
-    COLL_TBRDMA_CALL(name, total * size, ompi_comm_size(comm),
+    ompi_datatype_type_size(dtype, &cut.size);
+    scratch = reduce_scatter_take(m, items, total, cut.size, dtype, op, comm, &slot);
+
+    COLL_TBRDMA_CALL(name, total * cut.size, ompi_comm_size(comm),
                      NULL == scratch ? "deferred" : "one-step reduce-scatter");
     if (NULL == scratch) {
         return false;

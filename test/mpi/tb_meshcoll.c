@@ -145,11 +145,32 @@ static void tb_matmul(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
+/* Rank r's matrix [[r+1, 1], [0, 1]] into m, and the product of p of them in rank order,
+ * M0 M1 ... Mp-1, into want: what a non-commutative reduction must give. */
+static void tb_mat_of(int r, long long m[4])
+{
+    m[0] = r + 1, m[1] = 1, m[2] = 0, m[3] = 1;
+}
+
+static void tb_mat_chain(int p, long long want[4])
+{
+    int one = 1;
+
+    tb_mat_of(0, want);
+    for (int r = 1; r < p; r++) {
+        long long m[4];
+
+        tb_mat_of(r, m);
+        tb_matmul(want, m, &one, NULL); /* m = want * m */
+        memcpy(want, m, sizeof(m));
+    }
+}
+
 static void tb_user_ops(int n, MPI_Comm comm)
 {
     unsigned *x = tb_malloc((size_t) n * sizeof(unsigned)),
              *y = tb_malloc((size_t) n * sizeof(unsigned));
-    long long mat[4], res[4], want[4] = {1, 0, 0, 1};
+    long long mat[4], res[4], want[4];
     MPI_Op xor_op, mat_op;
     MPI_Datatype mat_type;
     int p, me, bad = 0;
@@ -172,15 +193,9 @@ static void tb_user_ops(int n, MPI_Comm comm)
         }
         bad += y[i] != want_x;
     }
-    mat[0] = me + 1, mat[1] = 1, mat[2] = 0, mat[3] = 1; /* [[r+1, 1], [0, 1]] */
+    tb_mat_of(me, mat);
     MPI_Allreduce(mat, res, 1, mat_type, mat_op, comm);
-    for (int r = 0; r < p; r++) { /* want = M0 M1 ... Mp-1 */
-        long long m[4] = {r + 1, 1, 0, 1};
-        int one = 1;
-
-        tb_matmul(want, m, &one, NULL);
-        memcpy(want, m, sizeof(m));
-    }
+    tb_mat_chain(p, want);
     bad += 0 != memcmp(res, want, sizeof(want));
     tb_check(0 == bad, "%d ranks: user ops (xor of %d, non-commutative matrix product): %d wrong",
              p, n, bad);
@@ -316,27 +331,22 @@ static void tb_reduce_scatter(int n, int vary, MPI_Comm comm)
  * holds [[r+1, 1], [0, 1]] in every block; every rank must get M0 M1 ... Mp-1. */
 static void tb_reduce_scatter_ordered(MPI_Comm comm)
 {
-    long long *mat, res[4], want[4] = {1, 0, 0, 1};
+    long long *mat, res[4], want[4];
     MPI_Datatype mat_type;
     MPI_Op mat_op;
-    int p, me, one = 1;
+    int p, me;
 
     MPI_Comm_size(comm, &p);
     MPI_Comm_rank(comm, &me);
     mat = tb_malloc((size_t) p * sizeof(want));
     for (int j = 0; j < p; j++) {
-        mat[4 * j] = me + 1, mat[4 * j + 1] = 1, mat[4 * j + 2] = 0, mat[4 * j + 3] = 1;
+        tb_mat_of(me, mat + 4 * j);
     }
     MPI_Type_contiguous(4, MPI_LONG_LONG, &mat_type);
     MPI_Type_commit(&mat_type);
     MPI_Op_create(tb_matmul, 0, &mat_op);
     MPI_Reduce_scatter_block(mat, res, 1, mat_type, mat_op, comm);
-    for (int r = 0; r < p; r++) {
-        long long m[4] = {r + 1, 1, 0, 1};
-
-        tb_matmul(want, m, &one, NULL);
-        memcpy(want, m, sizeof(m));
-    }
+    tb_mat_chain(p, want);
     tb_check(0 == memcmp(res, want, sizeof(want)),
              "%d ranks: reduce_scatter_block with a non-commutative op in rank order", p);
     MPI_Op_free(&mat_op);
