@@ -94,9 +94,13 @@ static void test_coll_blocks_large(void)
 int main(void)
 {
     static const tbrdma_ut_test_t tests[] = {
-        TBRDMA_UT_TEST(test_coll_alg_by_size),  TBRDMA_UT_TEST(test_coll_alg_defers),
-        TBRDMA_UT_TEST(test_coll_alg_overlap),  TBRDMA_UT_TEST(test_coll_blocks_cover),
-        TBRDMA_UT_TEST(test_coll_blocks_large), TBRDMA_UT_END,
+        TBRDMA_UT_TEST(test_coll_alg_by_size),
+        TBRDMA_UT_TEST(test_coll_alg_defers),
+        TBRDMA_UT_TEST(test_coll_alg_overlap),
+        TBRDMA_UT_TEST(test_coll_window),
+        TBRDMA_UT_TEST(test_coll_blocks_cover),
+        TBRDMA_UT_TEST(test_coll_blocks_large),
+        TBRDMA_UT_END,
     };
 
     return tbrdma_ut_run("tbrdma_coll", tests);
