@@ -51,7 +51,7 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t tx_data, tx_bytes, tx_ctrl, tx_forced, retransmits, timeouts, nacks_sent, nacks_rcvd;
     uint64_t rx_data, rx_bytes, rx_dup, rx_gap, rx_ctrl, rx_wc_err, rx_unknown_tag;
     uint64_t rx_bad[TBRDMA_FRAME_VERDICTS]; /* refused frames by verdict */
-    uint64_t tx_wc_err, credit_stalls, held, bogus_acks, no_frame;
+    uint64_t tx_wc_err, credit_stalls, credit_probes, held, bogus_acks, no_frame;
     uint64_t tx_striped;           /* data frames sent on a pair's second or later cable */
     uint64_t tx_trains, rx_trains; /* messages sent and delivered as trains of 1-frame pieces */
     /* zero-copy (btl_tbrdma_zcopy*.c): gets, chunks, epochs and why they changed */

@@ -21,7 +21,7 @@
 typedef struct device_layout {
     size_t bulk_bytes;
     int nrecv_eager, nrecv_bulk; /* all endpoints together */
-    int nsend_eager, nsend_bulk, nctrl;
+    int nsend_eager, nsend_bulk, nctrl, nprobe;
     size_t bytes;
 } device_layout_t;
 
@@ -35,8 +35,9 @@ static void device_plan(int neps, device_layout_t *l)
     l->nsend_eager = c->send_frames;
     l->nsend_bulk = c->bulk_send_frames;
     l->nctrl = DEVICE_CTRL_BASE + DEVICE_CTRL_PER_EP * neps;
+    l->nprobe = neps;
     l->bytes = (size_t) (l->nrecv_eager + l->nsend_eager) * TBRDMA_FRAME_BYTES
-               + (size_t) (l->nrecv_bulk + l->nsend_bulk) * l->bulk_bytes
+               + (size_t) (l->nrecv_bulk + l->nsend_bulk + l->nprobe) * l->bulk_bytes
                + (size_t) l->nctrl * TBRDMA_CTRL_BYTES;
     l->bytes = (l->bytes + DEVICE_ALIGN - 1) / DEVICE_ALIGN * DEVICE_ALIGN;
 }
@@ -80,6 +81,8 @@ static void device_carve_all(mca_btl_tbrdma_device_t *dev, const device_layout_t
                  TBRDMA_CHAN_EAGER, TBRDMA_POOL_EAGER);
     device_carve(dev, &next, &cursor, l->nsend_bulk, l->bulk_bytes, TBRDMA_FRAG_SEND,
                  TBRDMA_CHAN_BULK, TBRDMA_POOL_BULK);
+    device_carve(dev, &next, &cursor, l->nprobe, l->bulk_bytes, TBRDMA_FRAG_CTRL, TBRDMA_CHAN_BULK,
+                 TBRDMA_POOL_PROBE);
     device_carve(dev, &next, &cursor, l->nctrl, TBRDMA_CTRL_BYTES, TBRDMA_FRAG_CTRL,
                  TBRDMA_CHAN_EAGER, TBRDMA_POOL_CTRL);
     dev->recv_next = dev->frags;
@@ -90,7 +93,8 @@ static int device_alloc(mca_btl_tbrdma_device_t *dev, const device_layout_t *l, 
 {
     void *slab = NULL;
 
-    dev->nfrags = l->nrecv_eager + l->nrecv_bulk + l->nsend_eager + l->nsend_bulk + l->nctrl;
+    dev->nfrags =
+        l->nrecv_eager + l->nrecv_bulk + l->nsend_eager + l->nsend_bulk + l->nctrl + l->nprobe;
     dev->frags = calloc((size_t) dev->nfrags, sizeof(*dev->frags));
     if (NULL == dev->frags || 0 != posix_memalign(&slab, DEVICE_ALIGN, l->bytes)) {
         snprintf(err, errlen, "out of memory for %zu bytes of frames", l->bytes);
@@ -122,7 +126,7 @@ mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *m
     if (0 != device_alloc(dev, &l, err, errlen)) {
         goto err_free;
     }
-    cqe = neps * TBRDMA_NCHAN * TBRDMA_WR_MAX + l.nrecv_eager + l.nrecv_bulk + l.nctrl
+    cqe = neps * TBRDMA_NCHAN * TBRDMA_WR_MAX + l.nrecv_eager + l.nrecv_bulk + l.nctrl + l.nprobe
           + mca_btl_tbrdma_zc_cqe(neps);
     if (0 != tbrdma_verbs_dev_open(p->device, p->port_num, cqe, &dev->vdev, err, errlen)) {
         goto err_free;
@@ -196,7 +200,7 @@ int mca_btl_tbrdma_device_frames_out(mca_btl_tbrdma_device_t *dev)
     for (int i = 0; i < dev->nfrags; i++) {
         out += (TBRDMA_FRAG_RECV != dev->frags[i].kind) ? 1 : 0;
     }
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < TBRDMA_POOLS; p++) {
         for (mca_btl_tbrdma_frag_t *f = dev->pool[p]; NULL != f; f = f->next) {
             out--;
         }

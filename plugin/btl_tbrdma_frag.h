@@ -8,7 +8,8 @@
  * device, shared by every process of the Mac), carved into
  *   - per endpoint: eager_depth 1-frame receives and bulk_depth bulk receives,
  *   - send_frames 1-frame send frames and bulk_send_frames bulk send frames (shared pools),
- *   - control frames (header only).
+ *   - control frames (header only), and one bulk-sized control frame per endpoint for the bulk
+ *     channel's credit probes (core/tbrdma_rel.h: a header padded to the bulk frame count).
  *
  * Lifetime of a frame: taken from its pool with one reference (ob1's for alloc/prepare_src,
  * the transport's for sendi and control frames); send adds the transport's reference; the
@@ -67,7 +68,7 @@ typedef struct mca_btl_tbrdma_device_t {
     mca_btl_tbrdma_frag_t *frags; /* every frame of the device */
     int nfrags;
     mca_btl_tbrdma_frag_t *recv_next;   /* receive frames not yet given to an endpoint */
-    mca_btl_tbrdma_frag_t *pool[3];     /* free send frames: eager, bulk, control */
+    mca_btl_tbrdma_frag_t *pool[4];     /* free send frames: eager, bulk, control, probe */
     opal_mutex_t pool_lock;             /* application threads (MPI_THREAD_MULTIPLE) */
     int neps;                           /* endpoints on this device */
     uint64_t port_checked_ns;           /* last look at the port state (failure diagnosis) */
@@ -77,6 +78,8 @@ typedef struct mca_btl_tbrdma_device_t {
 #define TBRDMA_POOL_EAGER 0
 #define TBRDMA_POOL_BULK  1
 #define TBRDMA_POOL_CTRL  2
+#define TBRDMA_POOL_PROBE 3 /* bulk-sized control frames: the bulk channel's credit probes */
+#define TBRDMA_POOLS      4
 
 /* Payload bytes of a 1-frame message and of a bulk message. */
 static inline uint32_t tbrdma_eager_payload(void)

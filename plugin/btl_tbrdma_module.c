@@ -524,7 +524,7 @@ void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const cha
         "tbrdma stats%s: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
         "%llu control "
         "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
-        "received, %llu credit stalls, %llu times no free frame, %llu trains sent; received %llu "
+        "received, %llu credit stalls, %llu credit probes, %llu times no free frame, %llu trains sent; received %llu "
         "data frames (%llu bytes), %llu "
         "control, %llu duplicates, %llu after a gap, %llu refused (%llu bad checksum, "
         "%llu bad header), %llu completion errors, %llu unknown tags, %llu held, %llu trains "
@@ -535,6 +535,7 @@ void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const cha
         (unsigned long long) s->tx_forced, (unsigned long long) s->retransmits,
         (unsigned long long) s->timeouts, (unsigned long long) s->nacks_sent,
         (unsigned long long) s->nacks_rcvd, (unsigned long long) s->credit_stalls,
+        (unsigned long long) s->credit_probes,
         (unsigned long long) s->no_frame, (unsigned long long) s->tx_trains,
         (unsigned long long) s->rx_data, (unsigned long long) s->rx_bytes,
         (unsigned long long) s->rx_ctrl, (unsigned long long) s->rx_dup,

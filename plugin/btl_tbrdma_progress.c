@@ -203,6 +203,31 @@ static void progress_liveness(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_en
     }
 }
 
+/*
+ * A channel whose transmitted frames stay unacknowledged for the whole peer timeout carries no
+ * data any more, even if the peer still answers probes on the other channel: the peer is lost
+ * (a wait that never ends would be a silent hang).
+ */
+static void progress_unacked(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, int c,
+                             uint64_t now)
+{
+    const mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+    uint64_t waited = tbrdma_rel_tx_unacked_for(&ch->tx, now);
+    char why[320];
+
+    if (waited < module->peer_timeout_ns || TBRDMA_EP_CONNECTED != ep->state) {
+        return;
+    }
+    snprintf(why, sizeof(why),
+             "its %s channel acknowledged none of frames %u..%u for %.1f s "
+             "(btl_tbrdma_peer_timeout_ms = %d), although the peer still answers: the cable "
+             "loses every %s message, or the peer's tbrdma is stuck",
+             TBRDMA_CHAN_EAGER == c ? "1-frame" : "bulk", ch->tx.una, ch->tx.sent_hi - 1,
+             (double) waited / 1e9, mca_btl_tbrdma_component.peer_timeout_ms,
+             TBRDMA_CHAN_EAGER == c ? "small" : "large");
+    mca_btl_tbrdma_ep_fail(module, ep, why);
+}
+
 static void progress_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                             uint64_t now)
 {
@@ -222,6 +247,7 @@ static void progress_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
                 ep->probe = 1; /* the grant that would let it retransmit may have been lost */
             }
         }
+        progress_unacked(module, ep, c, now);
     }
     progress_liveness(module, ep, now);
 }

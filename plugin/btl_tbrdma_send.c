@@ -108,6 +108,9 @@ static int send_post_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
     return 0;
 }
 
+static void send_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                              mca_btl_tbrdma_chan_t *ch);
+
 /* Transmits channel c's frames from snd_nxt on. */
 static void send_push_chan(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, int c,
                            uint64_t now)
@@ -123,6 +126,9 @@ static void send_push_chan(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpo
         if (!tbrdma_rel_tx_credit(&ch->tx, 0)) {
             module->stats.credit_stalls += ch->stalled ? 0 : 1;
             ch->stalled = 1;
+            if (tbrdma_rel_tx_probe_due(&ch->tx)) {
+                send_credit_probe(module, ep, ch);
+            }
             return;
         }
         if (0 != send_post_data(module, ep, ch, frag)) {
@@ -161,13 +167,22 @@ void mca_btl_tbrdma_ep_enqueue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_fra
     }
 }
 
-/* Control frames: their pool belongs to the token holder (never to ob1 or a pool lock). */
-static mca_btl_tbrdma_frag_t *send_ctrl_get(mca_btl_tbrdma_device_t *dev)
+/*
+ * Control frames: their pools belong to the token holder (never to ob1 or a pool lock): header
+ * only for the 1-frame channel, bulk-sized for the bulk channel's credit probes.
+ */
+static int send_ctrl_pool(uint8_t chan)
 {
-    mca_btl_tbrdma_frag_t *frag = dev->pool[TBRDMA_POOL_CTRL];
+    return (TBRDMA_CHAN_BULK == chan) ? TBRDMA_POOL_PROBE : TBRDMA_POOL_CTRL;
+}
+
+static mca_btl_tbrdma_frag_t *send_ctrl_get(mca_btl_tbrdma_device_t *dev, uint8_t chan)
+{
+    int pool = send_ctrl_pool(chan);
+    mca_btl_tbrdma_frag_t *frag = dev->pool[pool];
 
     if (NULL != frag) {
-        dev->pool[TBRDMA_POOL_CTRL] = frag->next;
+        dev->pool[pool] = frag->next;
         frag->next = NULL;
         frag->flags = 0;
     }
@@ -176,8 +191,36 @@ static mca_btl_tbrdma_frag_t *send_ctrl_get(mca_btl_tbrdma_device_t *dev)
 
 void mca_btl_tbrdma_ctrl_put(mca_btl_tbrdma_frag_t *frag)
 {
-    frag->next = frag->dev->pool[TBRDMA_POOL_CTRL];
-    frag->dev->pool[TBRDMA_POOL_CTRL] = frag;
+    int pool = send_ctrl_pool(frag->chan);
+
+    frag->next = frag->dev->pool[pool];
+    frag->dev->pool[pool] = frag;
+}
+
+/*
+ * The bulk channel's credit probe (core/tbrdma_rel.h): a header, posted at the channel's frame
+ * count beyond the credit limit, asking for an answer. No data: nothing waits for it.
+ */
+static void send_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                              mca_btl_tbrdma_chan_t *ch)
+{
+    mca_btl_tbrdma_frag_t *frag = send_ctrl_get(ep->dev, TBRDMA_CHAN_BULK);
+    tbrdma_hdr_t h;
+
+    if (NULL == frag) {
+        return; /* every probe frame waits in a send queue: the next timeout tries again */
+    }
+    frag->ep = ep;
+    send_header(ep, &h, TBRDMA_MSG_PING, TBRDMA_CHAN_BULK);
+    h.flags |= TBRDMA_HF_AREQ;
+    h.tx = tbrdma_rel_tx_take(&ch->tx);
+    tbrdma_wire_seal(frag->buf, &h);
+    if (0 != send_post(module, ep, ch, frag, tbrdma_wire_post_len(TBRDMA_HDR_BYTES, ch->frames))) {
+        mca_btl_tbrdma_ctrl_put(frag);
+        return;
+    }
+    module->stats.tx_ctrl++;
+    module->stats.credit_probes++;
 }
 
 void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
@@ -191,7 +234,7 @@ void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     if (TBRDMA_WR_MAX <= ch->sq_posted || (!credit && !force)) {
         return;
     }
-    frag = send_ctrl_get(ep->dev);
+    frag = send_ctrl_get(ep->dev, TBRDMA_CHAN_EAGER);
     if (NULL == frag) {
         return;
     }

@@ -25,6 +25,9 @@ void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t rese
     tx->timing = 0;
     tx->srtt_ns = 0;
     tx->rttvar_ns = 0;
+    tx->credit_probe = 0;
+    tx->watch_una = 0;
+    tx->watch_at = 0;
 }
 
 int tbrdma_rel_tx_credit(const tbrdma_rel_tx_t *tx, int ctrl)
@@ -34,8 +37,14 @@ int tbrdma_rel_tx_credit(const tbrdma_rel_tx_t *tx, int ctrl)
     return tbrdma_tx_lt(tx->tx_next, lim);
 }
 
+int tbrdma_rel_tx_probe_due(const tbrdma_rel_tx_t *tx)
+{
+    return tx->credit_probe && !tbrdma_tx_lt(tx->tx_next, tx->limit);
+}
+
 uint16_t tbrdma_rel_tx_take(tbrdma_rel_tx_t *tx)
 {
+    tx->credit_probe = 0;
     return tx->tx_next++;
 }
 
@@ -133,6 +142,34 @@ void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now)
     if (TBRDMA_REL_UNTIMED == tx->rto_at) {
         tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
     }
+    if (!tbrdma_seq_lt(tx->una, tx->sent_hi)) {
+        tx->watch_at = 0; /* nothing transmitted waits */
+    } else if (0 == tx->watch_at || tx->watch_una != tx->una) {
+        tx->watch_una = tx->una;
+        tx->watch_at = now;
+    }
+}
+
+uint64_t tbrdma_rel_tx_unacked_for(const tbrdma_rel_tx_t *tx, uint64_t now)
+{
+    if (0 == tx->watch_at || tx->watch_una != tx->una || !tbrdma_seq_lt(tx->una, tx->sent_hi)
+        || now < tx->watch_at) {
+        return 0;
+    }
+    return now - tx->watch_at;
+}
+
+void tbrdma_rel_tx_forgive(tbrdma_rel_tx_t *tx, uint64_t ns)
+{
+    if (0 != tx->watch_at) {
+        tx->watch_at += ns;
+    }
+    if (0 != tx->rto_at && TBRDMA_REL_UNTIMED != tx->rto_at) {
+        tx->rto_at += ns;
+    }
+    if (tx->timing && TBRDMA_REL_UNTIMED != tx->timed_at) {
+        tx->timing = 0; /* a round trip across the stall is no sample */
+    }
 }
 
 int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack)
@@ -161,6 +198,9 @@ int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_ti
     tx->timing = 0;
     tx->rto_ns = (tx->rto_ns > t->rto_max_ns / 2) ? t->rto_max_ns : tx->rto_ns * 2;
     tx->rto_at = now + tx->rto_ns;
+    if (0 == tx->reserve && !tbrdma_tx_lt(tx->tx_next, tx->limit)) {
+        tx->credit_probe = 1; /* nothing else can show the receiver its receives are free */
+    }
     return 1;
 }
 

@@ -14,6 +14,20 @@
  * and the sender posts a data frame only when tx < limit, a control frame only when
  * tx < limit + reserve. A dropped frame costs no receive and its credit comes back by itself
  * with the next frame's tx; a receive the receiver keeps (not yet reposted) shrinks the grant.
+ *
+ * Credit probe. That "next frame" must exist. A channel with a control reserve always has one
+ * (acknowledgements and probes go within the reserve, or forced). A channel without one (the
+ * bulk channel: no control frames) that spent its whole grant on frames an outage lost would
+ * wait forever: the receiver's grant moves only when a frame arrives on that queue pair. So a
+ * retransmission timeout that finds no credit left on such a channel makes a credit probe due:
+ * one control frame (header only, padded to the channel's frame count, asking for an answer)
+ * beyond the limit, TCP's zero-window probe. If the receiver has a free receive (the frames were
+ * lost), it arrives and the answer's grant covers what was lost; if not (its receives are really
+ * in use), Apple's hardware holds the send until one is posted and rxe drops it, both harmless:
+ * it carries no data, so nothing waits for it (a data frame beyond the limit could be
+ * acknowledged through an earlier transmission while this one still waits in the send queue,
+ * and its completion callback, which needs both, would then wait as long as the receiver holds
+ * its receives).
  */
 #ifndef TBRDMA_REL_H
 #define TBRDMA_REL_H
@@ -50,6 +64,9 @@ typedef struct tbrdma_rel_tx {
     int timing;          /* a round trip is being timed (Karn: never across a go-back) */
     uint32_t srtt_ns;    /* smoothed round trip (0: no sample yet) */
     uint32_t rttvar_ns;  /* its mean deviation */
+    int credit_probe;    /* a timeout found no credit left: a probe may go beyond the limit */
+    uint32_t watch_una;  /* una when watch_at was taken */
+    uint64_t watch_at;   /* since when transmitted frames wait with una unchanged (0: none) */
 } tbrdma_rel_tx_t;
 
 /* The receiving half of a channel. */
@@ -92,7 +109,10 @@ void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t rese
 /* 1 when a frame may be posted now: a DATA frame (ctrl 0) or a control frame (ctrl 1). */
 int tbrdma_rel_tx_credit(const tbrdma_rel_tx_t *tx, int ctrl);
 
-/* Takes the transmission index for a frame about to be posted. */
+/* 1 when the channel has no credit and a timeout made the credit probe due (see above). */
+int tbrdma_rel_tx_probe_due(const tbrdma_rel_tx_t *tx);
+
+/* Takes the transmission index for a frame about to be posted (a probe ends the one due). */
 uint16_t tbrdma_rel_tx_take(tbrdma_rel_tx_t *tx);
 
 /* A new DATA frame: its sequence number. */
@@ -120,7 +140,10 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now,
 #define TBRDMA_REL_UNTIMED UINT64_MAX
 void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now);
 
-/* A fresh clock (each progress pass): arms and stamps what was sent untimed since the last. */
+/*
+ * A fresh clock (each progress pass): arms and stamps what was sent untimed since the last, and
+ * watches acknowledgement progress (tbrdma_rel_tx_unacked_for).
+ */
 void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now);
 
 /* A NACK at ack: 1 when the sender goes back (snd_nxt = una) now, 0 when it already did. */
@@ -128,12 +151,25 @@ int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack);
 
 /*
  * Timer check: 1 when the retransmission timer expired with frames unacknowledged; the sender
- * then goes back to una, the timeout doubles (up to rto_max) and the timer is re-armed.
+ * then goes back to una, the timeout doubles (up to rto_max) and the timer is re-armed. On a
+ * channel without a control reserve whose credit is spent, it makes the credit probe due.
  */
 int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_timing_t *t);
 
 /* The timeout an acknowledgement sets now: the round-trip estimate within the timing's bounds. */
 uint32_t tbrdma_rel_tx_rto_base(const tbrdma_rel_tx_t *tx, const tbrdma_rel_timing_t *t);
+
+/*
+ * How long frames already transmitted have waited without any acknowledgement progress (una
+ * unchanged), as seen by the clocks given to tbrdma_rel_tx_clock; 0 when none is outstanding. A
+ * live peer acknowledges every frame it receives, even while its application computes (the
+ * liveness thread), so a wait as long as the peer timeout means the channel no longer carries
+ * data, whatever else still arrives from the peer.
+ */
+uint64_t tbrdma_rel_tx_unacked_for(const tbrdma_rel_tx_t *tx, uint64_t now);
+
+/* Moves the channel's clocks forward by ns: time the process itself did not run (a stall). */
+void tbrdma_rel_tx_forgive(tbrdma_rel_tx_t *tx, uint64_t ns);
 
 /* Frames sent or queued and not yet acknowledged. */
 static inline uint32_t tbrdma_rel_tx_unacked(const tbrdma_rel_tx_t *tx)

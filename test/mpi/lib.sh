@@ -323,26 +323,33 @@ mt_job_stop()
     MT_JOB_PID=
 }
 
-# mt_ring_start NAME NP [TB_RING-ARGS...]: tb_ring over tbrdma (btl self,tbrdma, one rank per
-# Mac) in the background (MT_JOB_PID, output in $MT_OUT); waits until it runs.
-mt_ring_start()
+# mt_job_start NAME NP SLOTS READY [MPIRUN-ARGS...] -- PROGRAM [ARGS...]: PROGRAM over tbrdma
+# (mt_launch_btl: pml ob1, only tbrdma between Macs, its counters at finalize) in the background
+# (MT_JOB_PID, output in $MT_OUT); waits until the output has a line matching READY.
+mt_job_start()
 {
-    local np=$2
-    MT_OUT=$TC_TMP/$1.out
+    local name=$1 np=$2 slots=$3 ready=$4
+    mt_split "${@:5}"
+    MT_OUT=$TC_TMP/$name.out
     : >"$MT_OUT"
-    mt_launch "$np" 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
-        --mca opal_mca_base_component_path "$MT_COMPONENTS" \
-        --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "${MT_MESH_ARGS[@]}" \
-        "$MT_BIN/tb_ring" "${@:3}" >"$MT_OUT" 2>&1 &
+    mt_launch_btl "$np" "$slots" "${MT_ARGS[@]}" "$MT_BIN/${MT_CMD[0]}" "${MT_CMD[@]:1}" \
+        >"$MT_OUT" 2>&1 &
     MT_JOB_PID=$!
     for _ in $(seq 600); do
-        grep -q "tbtest ring: running" "$MT_OUT" && return 0
+        grep -qE "$ready" "$MT_OUT" && return 0
         kill -0 "$MT_JOB_PID" 2>/dev/null || break
         sleep 0.1
     done
-    fail "$1: the job did not start"
+    fail "$name: the job did not start"
     sed 's/^/    | /' "$MT_OUT" | head -20
     return 1
+}
+
+# mt_ring_start NAME NP [TB_RING-ARGS...]: tb_ring over tbrdma (btl self,tbrdma, one rank per
+# Mac) in the background (mt_job_start).
+mt_ring_start()
+{
+    mt_job_start "$1" "$2" 1 "tbtest ring: running" -- tb_ring "${@:3}"
 }
 
 # mt_await_end CASE T0 REGEX: the background job ends non-zero within MT_LIMIT s of T0 (the

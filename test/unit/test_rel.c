@@ -251,13 +251,21 @@ typedef struct node {
 typedef struct model {
     double drop, corrupt, hold;
     int apple; /* 1: a frame without a posted receive waits; 0: it is dropped (rxe) */
+    /*
+     * 1: the data channel is a bulk channel: no receives reserved for control frames and none
+     * sent on it; the sender's requests for an answer travel on the other (1-frame) channel, so
+     * nothing but data frames moves the receiver's `seen` on this one.
+     */
+    int bulk;
+    uint64_t outage_from, outage_to; /* every frame towards the receiver is lost in [from, to) */
+    int outage_both;                 /* ... and every frame towards the sender */
     unsigned seed;
     uint32_t n;
     uint64_t now;
     wire_t s2r, r2s;
     node_t s, r;
     uint32_t delivered, misordered;
-    long stalls, forced, overrun_drops, ctrl;
+    long stalls, forced, overrun_drops, ctrl, probes;
 } model_t;
 
 static double rnd(model_t *m)
@@ -267,7 +275,9 @@ static double rnd(model_t *m)
 
 static void wire_push(model_t *m, wire_t *w, frame_t f)
 {
-    if (rnd(m) < m->drop) {
+    if (rnd(m) < m->drop
+        || ((w == &m->s2r || m->outage_both) && m->now >= m->outage_from
+            && m->now < m->outage_to)) {
         return;
     }
     f.corrupt = rnd(m) < m->corrupt;
@@ -327,6 +337,13 @@ static void sender_transmit(model_t *m)
     }
     if (tbrdma_rel_tx_timeout(&s->tx, m->now, &timing) && !tbrdma_rel_tx_credit(&s->tx, 0)) {
         s->probe = 1; /* the grant that would let it retransmit may have been lost */
+    }
+    if (tbrdma_rel_tx_probe_due(&s->tx)) {
+        frame_t f = node_frame(s, 0); /* the credit probe: header only, beyond the limit */
+
+        f.areq = 1;
+        m->probes++;
+        wire_push(m, &m->s2r, f);
     }
     for (int i = 0; i < 4 && s->tx.snd_nxt != s->tx.next_seq && tbrdma_rel_tx_credit(&s->tx, 0);
          i++) {
@@ -401,15 +418,28 @@ static void node_release_held(model_t *m, node_t *n)
     }
 }
 
+/*
+ * The sender's side channel on a bulk model: its request for an answer goes on the 1-frame
+ * channel (lost in an outage, like any frame), and the receiver answers at once.
+ */
+static void sender_side_request(model_t *m)
+{
+    if (m->s.probe && !(m->now >= m->outage_from && m->now < m->outage_to)) { /* s2r is out */
+        m->r.dup = 1;
+    }
+    m->s.probe = 0;
+}
+
 /* Runs the model to completion; returns the steps it took (MODEL_STEPS: it hung). */
 static long model_run(model_t *m)
 {
+    int reserve = m->bulk ? 0 : MODEL_RESERVE;
     long step;
 
-    tbrdma_rel_tx_init(&m->s.tx, MODEL_DEPTH_R, MODEL_RESERVE, timing.rto_min_ns);
+    tbrdma_rel_tx_init(&m->s.tx, MODEL_DEPTH_R, reserve, timing.rto_min_ns);
     tbrdma_rel_rx_init(&m->s.rx, MODEL_DEPTH_S, MODEL_RESERVE);
     tbrdma_rel_tx_init(&m->r.tx, MODEL_DEPTH_S, MODEL_RESERVE, timing.rto_min_ns);
-    tbrdma_rel_rx_init(&m->r.rx, MODEL_DEPTH_R, MODEL_RESERVE);
+    tbrdma_rel_rx_init(&m->r.rx, MODEL_DEPTH_R, reserve);
     for (step = 0; step < MODEL_STEPS; step++) {
         m->now += MODEL_STEP;
         sender_transmit(m);
@@ -420,7 +450,11 @@ static long model_run(model_t *m)
         for (int i = 0; i < 3 && node_receive(m, &m->s, &m->r2s, &m->r); i++) {
         }
         node_release_held(m, &m->s);
-        node_maybe_ctrl(m, &m->s, &m->s2r);
+        if (m->bulk) {
+            sender_side_request(m);
+        } else {
+            node_maybe_ctrl(m, &m->s, &m->s2r);
+        }
         if (m->s.tx.una == m->n && m->delivered == m->n) {
             break;
         }
@@ -428,12 +462,17 @@ static long model_run(model_t *m)
     return step;
 }
 
-static void model_check(double drop, double corrupt, double hold, int apple, unsigned seed)
+static void model_check_ex(double drop, double corrupt, double hold, int apple, unsigned seed,
+                           int bulk, uint64_t outage_from, uint64_t outage_to, int outage_both)
 {
     model_t *m = calloc(1, sizeof(*m));
     long steps;
 
     CU_ASSERT_FATAL(NULL != m);
+    m->outage_both = outage_both;
+    m->bulk = bulk;
+    m->outage_from = outage_from;
+    m->outage_to = outage_to;
     m->drop = drop;
     m->corrupt = corrupt;
     m->hold = hold;
@@ -441,10 +480,13 @@ static void model_check(double drop, double corrupt, double hold, int apple, uns
     m->seed = seed;
     m->n = 3000;
     steps = model_run(m);
-    printf("\n    drop %.2f corrupt %.2f hold %.2f %s seed %u: %ld steps, %u delivered, "
-           "%ld control frames, %ld stalls, %ld forced, %ld overrun drops",
-           drop, corrupt, hold, apple ? "apple" : "rxe", seed, steps, m->delivered, m->ctrl,
-           m->stalls, m->forced, m->overrun_drops);
+    printf("\n    %sdrop %.2f corrupt %.2f hold %.2f %s seed %u outage %lu us %s: %ld steps, %u "
+           "delivered, %ld control frames, %ld stalls, %ld forced, %ld overrun drops, %ld credit "
+           "probes",
+           bulk ? "bulk " : "", drop, corrupt, hold, apple ? "apple" : "rxe", seed,
+           (unsigned long) ((outage_to - outage_from) / 1000),
+           outage_both ? "both ways" : "one way", steps, m->delivered, m->ctrl, m->stalls,
+           m->forced, m->overrun_drops, m->probes);
     if (steps >= MODEL_STEPS) {
         printf("\n  S.tx una %u snd %u next %u txn %u lim %u rto_at %lu | R.rx exp %u seen %u "
                "posted %u adv %u held %d | R.tx txn %u lim %u | S.rx exp %u seen %u posted %u adv "
@@ -459,14 +501,22 @@ static void model_check(double drop, double corrupt, double hold, int apple, uns
     CU_ASSERT(m->n == m->delivered);
     CU_ASSERT(0 == m->misordered);
     CU_ASSERT(m->n == m->s.tx.una);
-    if (0 == m->forced) {
+    if (0 == m->forced && 0 == m->probes) {
         CU_ASSERT(0 == m->stalls); /* credits alone kept every frame within posted receives */
     }
-    if (0 == drop && 0 == corrupt) {
+    if (!bulk) {
+        CU_ASSERT(0 == m->probes); /* a control reserve never needs the credit probe */
+    }
+    if (0 == drop && 0 == corrupt && outage_to == outage_from) {
         /* no acknowledgement of acknowledgements: at most one control frame per data frame */
         CU_ASSERT(m->ctrl <= (long) m->n);
     }
     free(m);
+}
+
+static void model_check(double drop, double corrupt, double hold, int apple, unsigned seed)
+{
+    model_check_ex(drop, corrupt, hold, apple, seed, 0, 0, 0, 0);
 }
 
 static void test_rel_model_clean_wire(void)
@@ -491,6 +541,31 @@ static void test_rel_model_lossy_wire(void)
     model_check(0.3, 0.1, 0.2, 0, 21);
 }
 
+/*
+ * An outage: the wire loses every frame for a while (a cable reseated or retraining, a Mac
+ * stalled), one way or both, long enough for several retransmission timeouts, each of which
+ * resends the window
+ * and spends credits on frames that never arrive. Afterwards the channel must recover: on the
+ * 1-frame channel through its control reserve and forced acknowledgements; on a bulk channel,
+ * which has neither, through the one frame a timeout may send beyond the credit limit (without
+ * it the sender waits forever for a grant that only an arriving bulk frame can raise).
+ */
+static void test_rel_model_outage(void)
+{
+    const uint64_t from = 300000, lengths[] = {20000, 400000, 3000000};
+
+    for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+        for (int k = 0; k < 4; k++) {
+            int apple = k & 1, both = k >> 1;
+            unsigned seed = 30 + 10 * (unsigned) i + (unsigned) k;
+
+            model_check_ex(0, 0, 0, apple, seed, 0, from, from + lengths[i], both);
+            model_check_ex(0, 0, 0, apple, seed, 1, from, from + lengths[i], both);
+            model_check_ex(0.02, 0.01, 0.1, apple, seed, 1, from, from + lengths[i], both);
+        }
+    }
+}
+
 int main(void)
 {
     static const tbrdma_ut_test_t tests[] = {
@@ -505,6 +580,7 @@ int main(void)
         TBRDMA_UT_TEST(test_rel_model_clean_wire),
         TBRDMA_UT_TEST(test_rel_model_held_receives),
         TBRDMA_UT_TEST(test_rel_model_lossy_wire),
+        TBRDMA_UT_TEST(test_rel_model_outage),
         TBRDMA_UT_END,
     };
 

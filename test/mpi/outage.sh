@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# outage.sh FLAVOUR SLOTS: the cable between two simulated Macs goes silent (it loses every
+# frame: tbsimctl fault drop=1) while tb_outage keeps every class of tbrdma's traffic in flight
+# over it (1-frame messages, a train, 1 MiB bulk, 4 MiB zero-copy where the budget allows, and an
+# MPI_Allreduce), with SLOTS ranks per Mac (btl self,tbrdma, or self,vader|sm,tbrdma):
+#   short  outages of 10 ms, 100 ms, 0.5 s and 2 s, 1.5 s apart, all shorter than the peer
+#          timeout (btl_tbrdma_peer_timeout_ms, 5 s): the job must go on after each one, end
+#          when told to, with every result right, and every frame back
+#   long   an outage longer than the peer timeout: every rank must end, mpirun non-zero, within
+#          15 s of the outage's start, with tbrdma's message naming the lost peer and the cable
+# Never a hang: each job has its own bound (MT_TIMEOUT, and tb_outage's own), and a job still
+# running at its bound fails the test. Afterwards nothing is held in the simulator.
+set -uo pipefail
+MT_VARIANT="$2 per Mac"
+. "$(dirname "$0")/lib.sh"
+mt_flavour "${1:?usage: outage.sh 4.1|5.0 SLOTS}"
+slots=${2:?usage: outage.sh 4.1|5.0 SLOTS}
+mt_require
+mt_build tb_outage
+mt_cluster p2p --hosts 2
+np=$((2 * slots))
+cable=c1
+OUTAGES=${OUTAGES:-0.01 0.1 0.5 2}
+MT_TIMEOUT=90
+
+stop_job()
+{
+    mt_job_stop
+    pkill -KILL -f "$MT_BIN/tb_outage" 2>/dev/null
+}
+MT_JOB_STOP=stop_job
+TC_BEFORE_DOWN=stop_job
+
+# lost_now: frames the simulator lost on the cable's devices so far.
+lost_now()
+{
+    mt_counters "$TC_TMP/c"
+    mt_counter_sum lost "$TC_TMP/c"
+}
+
+# outage SECONDS: the cable loses every frame for SECONDS.
+outage()
+{
+    "$TBSIMCTL" fault "$cable" drop=1 >/dev/null || fatal "tbsimctl fault $cable drop=1 failed"
+    sleep "$1"
+    "$TBSIMCTL" fault "$cable" drop=0 >/dev/null || fatal "tbsimctl fault $cable drop=0 failed"
+}
+
+# await_job NAME SECONDS: the background job ends within SECONDS; its exit status in JOB_RC
+# (none: it was still running, stopped, and the test failed).
+await_job()
+{
+    JOB_RC=
+    for _ in $(seq $(($2 * 10))); do
+        kill -0 "$MT_JOB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$MT_JOB_PID" 2>/dev/null; then
+        fail "$1: the job still ran $2 s later (a hang): stopped"
+        grep -E "tbtest|tbrdma" "$MT_OUT" | tail -20 | sed 's/^/    | /'
+        stop_job
+        return 1
+    fi
+    wait "$MT_JOB_PID"
+    JOB_RC=$?
+    MT_JOB_PID=
+}
+
+# short: every outage shorter than the peer timeout is survived.
+short()
+{
+    local stop=$TC_TMP/stop-short before after d rounds done_rounds
+    rm -f "$stop"
+    mt_job_start short "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 || return
+    sleep 1
+    for d in $OUTAGES; do
+        before=$(lost_now)
+        outage "$d"
+        after=$(lost_now)
+        check "short: the ${d} s outage lost frames in flight ($((after - before)))" \
+            test "$after" -gt "$before"
+        sleep 1.5
+    done
+    rounds=$(sed -n 's/^tbtest outage: round \([0-9]*\)$/\1/p' "$MT_OUT" | tail -1)
+    touch "$stop"
+    await_job short 30 || return
+    check "short: mpirun exit status 0" test "$JOB_RC" -eq 0 \
+        || grep -E "FAIL|tbrdma|rror|abort" "$MT_OUT" | head -20 | sed 's/^/    | /'
+    expect "short: every rank's verdict" "$np" "$(grep -c "^tbtest outage: rank [0-9]* of $np OK" "$MT_OUT")"
+    done_rounds=$(sed -n 's/^tbtest outage: \([0-9]*\) rounds in .*/\1/p' "$MT_OUT")
+    check "short: the job went on after the last outage (round ${rounds:-none} then, ${done_rounds:-no} rounds in all)" \
+        test "${done_rounds:-0}" -gt "${rounds:-0}"
+    mt_frames_back short "$np" && pass "short: every rank ran tbrdma and got every frame back"
+    echo "    | $(mt_stat timeouts) retransmission timeouts, $(mt_stat retransmitted) frames retransmitted," \
+        "$(mt_stat "credit probes") credit probes"
+}
+
+# long: an outage longer than the peer timeout ends the job with a named error.
+long()
+{
+    local stop=$TC_TMP/stop-long t0 secs
+    rm -f "$stop"
+    mt_job_start long "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 || return
+    sleep 1
+    t0=$(date +%s.%N)
+    "$TBSIMCTL" fault "$cable" drop=1 >/dev/null || fatal "tbsimctl fault $cable drop=1 failed"
+    await_job long 25
+    "$TBSIMCTL" fault "$cable" drop=0 >/dev/null
+    [ -n "$JOB_RC" ] || return
+    secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+    check "long: mpirun ended with exit $JOB_RC (non-zero) ${secs} s after the outage began (limit 15 s)" \
+        awk -v s="$secs" -v r="$JOB_RC" 'BEGIN {exit !(r != 0 && s <= 15)}'
+    if ! check_grep "long: the message names the lost peer and the cable" "$MT_OUT" \
+        'lost peer .* on host mac-[ab], over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en'; then
+        grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
+    fi
+    sleep 1 # the launcher's last kills
+    "$TBSIMCTL" reclaim >/dev/null
+}
+
+short
+mt_nothing_held "after the short outages"
+long
+mt_nothing_held "after the long outage (dead processes' slots reclaimed)"
+finish

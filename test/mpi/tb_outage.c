@@ -1,0 +1,133 @@
+/*
+ * tb_outage: a job for the outage tests (test/mpi/outage.sh). Each rank has a partner on another
+ * Mac (rank ^ 1, with --map-by node) and, every round, exchanges with it at once, non-blocking,
+ * one message of every class tbrdma carries, so that any outage of the cable meets all of them in
+ * flight:
+ *   1-frame    8 B and 4000 B (one frame each),
+ *   train      20,000 B (5 one-frame pieces),
+ *   bulk       1 MiB (ob1's rendezvous, 64 KiB bulk fragments),
+ *   zero-copy  4 MiB (a get emulated over SEND where the queue pair budget allows; copied else),
+ * then every rank takes part in an MPI_Allreduce of 64 Ki doubles. Every byte and every sum is
+ * checked against values derived from the round. Rank 0 prints "tbtest outage: running" after the
+ * first round, and "tbtest outage: round N" every 20 rounds; it stops when the file named by the
+ * first argument exists (checked every round, the decision broadcast), so the driver chooses when
+ * the job ends, after its last outage, and every rank runs the same rounds.
+ * Usage: tb_outage STOP-FILE [max-seconds] (default 120 s: a job that does not stop is a failure
+ * of its own).
+ */
+#include "tb_common.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#define OUT_CLASSES 5
+#define OUT_REDUCE  65536
+
+static const size_t out_len[OUT_CLASSES] = {8, 4000, 20000, 1 << 20, 4 << 20};
+
+static double out_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static uint64_t out_seed(int round, int from, int k)
+{
+    return ((uint64_t) round << 20) ^ ((uint64_t) from << 8) ^ (uint64_t) k;
+}
+
+/* The exchange with the partner: every class at once, every byte checked. */
+static void out_exchange(unsigned char **sbuf, unsigned char **rbuf, int partner, int round)
+{
+    MPI_Request req[2 * OUT_CLASSES];
+    MPI_Status st[2 * OUT_CLASSES];
+    char what[96];
+    int count;
+
+    for (int k = 0; k < OUT_CLASSES; k++) {
+        tb_fill(sbuf[k], out_len[k], out_seed(round, tb_rank, k));
+        memset(rbuf[k], 0, out_len[k]);
+        MPI_Irecv(rbuf[k], (int) out_len[k], MPI_BYTE, partner, k, MPI_COMM_WORLD, &req[k]);
+    }
+    for (int k = 0; k < OUT_CLASSES; k++) {
+        MPI_Isend(sbuf[k], (int) out_len[k], MPI_BYTE, partner, k, MPI_COMM_WORLD,
+                  &req[OUT_CLASSES + k]);
+    }
+    MPI_Waitall(2 * OUT_CLASSES, req, st);
+    for (int k = 0; k < OUT_CLASSES; k++) {
+        MPI_Get_count(&st[k], MPI_BYTE, &count);
+        snprintf(what, sizeof(what), "round %d: %zu bytes from rank %d", round, out_len[k],
+                 partner);
+        tb_check((size_t) count == out_len[k], "%s: received count %d", what, count);
+        tb_verify(rbuf[k], out_len[k], out_seed(round, partner, k), what);
+    }
+}
+
+/* The collective: element i of rank r is r + i + round; the sum is known in closed form. */
+static void out_allreduce(double *in, double *out, int round)
+{
+    long bad = 0;
+
+    for (int i = 0; i < OUT_REDUCE; i++) {
+        in[i] = (double) (tb_rank + i + round);
+    }
+    MPI_Allreduce(in, out, OUT_REDUCE, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < OUT_REDUCE; i++) {
+        double want = (double) tb_size * (i + round) + (double) tb_size * (tb_size - 1) / 2;
+
+        bad += (out[i] != want);
+    }
+    tb_check(0 == bad, "round %d: allreduce of %d doubles: %ld wrong", round, OUT_REDUCE, bad);
+}
+
+int main(int argc, char **argv)
+{
+    const char *stop = (argc > 1) ? argv[1] : "/nonexistent";
+    double limit = (argc > 2) ? atof(argv[2]) : 120.0, start;
+    unsigned char *sbuf[OUT_CLASSES], *rbuf[OUT_CLASSES];
+    double *rin, *rout;
+    int round = 0, more = 1;
+
+    tb_init(&argc, &argv, "outage");
+    if (tb_size % 2) {
+        tb_check(0, "needs an even number of ranks, got %d", tb_size);
+        return tb_finish();
+    }
+    for (int k = 0; k < OUT_CLASSES; k++) {
+        sbuf[k] = tb_malloc(out_len[k]);
+        rbuf[k] = tb_malloc(out_len[k]);
+    }
+    rin = tb_malloc(OUT_REDUCE * sizeof(double));
+    rout = tb_malloc(OUT_REDUCE * sizeof(double));
+    start = out_now();
+    while (more) {
+        out_exchange(sbuf, rbuf, tb_rank ^ 1, round);
+        out_allreduce(rin, rout, round);
+        if (0 == tb_rank) {
+            if (0 == round || 0 == round % 20) {
+                printf(0 == round ? "tbtest outage: running\n" : "tbtest outage: round %d\n",
+                       round);
+                fflush(stdout);
+            }
+            more = (0 != access(stop, F_OK));
+            if (out_now() - start > limit) {
+                tb_check(0, "still running after %.0f s: stopped", limit);
+                more = 0;
+            }
+        }
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        round++;
+    }
+    if (0 == tb_rank) {
+        printf("tbtest outage: %d rounds in %.1f s\n", round, out_now() - start);
+    }
+    for (int k = 0; k < OUT_CLASSES; k++) {
+        free(sbuf[k]);
+        free(rbuf[k]);
+    }
+    free(rin);
+    free(rout);
+    return tb_finish();
+}
