@@ -6,6 +6,7 @@
  */
 #include "btl_tbrdma_frag.h"
 #include "btl_tbrdma_endpoint.h"
+#include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_stripe.h"
 
@@ -52,13 +53,18 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_device_t *dev, int
     frag->base.des_context = NULL;
     frag->base.des_flags = 0;
     frag->base.order = MCA_BTL_NO_ORDER;
+    TBRDMA_ASSERT(0 == atomic_load_explicit(&frag->refs, memory_order_relaxed),
+                  "a frame in its pool is held by no one");
     atomic_store_explicit(&frag->refs, 1, memory_order_relaxed);
     return frag;
 }
 
 void mca_btl_tbrdma_frag_put(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
 {
-    if (1 != atomic_fetch_sub_explicit(&frag->refs, 1, memory_order_acq_rel)) {
+    int held = atomic_fetch_sub_explicit(&frag->refs, 1, memory_order_acq_rel);
+
+    TBRDMA_ASSERT(1 <= held, "a frame is released at most as often as it was taken");
+    if (1 != held) {
         return;
     }
     if (mca_btl_tbrdma_on_liveness_thread()) {

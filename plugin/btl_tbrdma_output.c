@@ -105,3 +105,15 @@ void mca_btl_tbrdma_show_help(const char *topic, const char *text)
     }
     opal_output(mca_btl_tbrdma_component.output, "tbrdma: %s", text);
 }
+
+#ifdef TBRDMA_DEBUG
+void mca_btl_tbrdma_assert(int ok, const char *what, const char *file, int line)
+{
+    if (ok) {
+        return;
+    }
+    fprintf(stderr, "tbrdma: internal check failed: %s (%s:%d)\n", what, file, line);
+    fflush(stderr);
+    abort();
+}
+#endif

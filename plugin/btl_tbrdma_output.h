@@ -32,6 +32,18 @@
     } while (0)
 
 /*
+ * An internal invariant, checked in checking builds only (-DTBRDMA_DEBUG: test/mpi/asan.sh): when
+ * it does not hold, the process says which and where, and aborts (a wrong frame handed to two
+ * owners is silent corruption in a release build). Compiled out otherwise.
+ */
+#ifdef TBRDMA_DEBUG
+#define TBRDMA_ASSERT(cond, what) mca_btl_tbrdma_assert((cond), (what), __FILE__, __LINE__)
+void mca_btl_tbrdma_assert(int ok, const char *what, const char *file, int line);
+#else
+#define TBRDMA_ASSERT(cond, what) ((void) 0)
+#endif
+
+/*
  * Opens the verbose stream (silent until mca_btl_tbrdma_output_set_verbosity) and looks for
  * the help file (installed $(pkgdatadir), then the source directory of an uninstalled build);
  * when found, adds its directory to Open MPI's help search path. Call from component register,

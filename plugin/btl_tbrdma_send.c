@@ -18,13 +18,6 @@
 
 #include <string.h>
 
-#ifdef TBRDMA_DEBUG
-#include <assert.h>
-#define TBRDMA_ASSERT(x) assert(x)
-#else
-#define TBRDMA_ASSERT(x) ((void) 0)
-#endif
-
 /* Header fields every frame to ep carries: acks, grants, NACKs, answer request. */
 static void send_header(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_hdr_t *h, uint8_t type,
                         uint8_t chan)
@@ -62,7 +55,8 @@ static int send_post(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
     char why[256];
     int rc;
 
-    TBRDMA_ASSERT(tbrdma_wire_frames(post_len) == ch->frames);
+    TBRDMA_ASSERT(tbrdma_wire_frames(post_len) == ch->frames,
+                  "a send of its channel's frame count");
     TBRDMA_VERBOSE(TBRDMA_VERBOSE_WIRE,
                    "%.6f send to %s chan %d type %d seq %u tx %u len %u ack %u/%u lim %u/%u flags "
                    "0x%x",
@@ -472,8 +466,15 @@ int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
     }
     frag->tag = tag;
     frag->len = (uint32_t) (header_size + payload_size);
+    /*
+     * No descriptor goes back to ob1: its one reference is the transport's, whatever ob1's flags
+     * say (ob1 passes BTL_OWNERSHIP, which would make send_finished drop an owner's reference
+     * too: one release too many, and under MPI_THREAD_MULTIPLE another thread's alloc could
+     * take the frame between the two).
+     */
+    frag->base.des_flags &= ~MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
     mca_btl_tbrdma_submit_drain(module);
-    send_start(module, endpoint, frag); /* its one reference is the transport's */
+    send_start(module, endpoint, frag);
     mca_btl_tbrdma_token_release(module);
     return OPAL_SUCCESS;
 }

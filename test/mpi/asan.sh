@@ -4,21 +4,32 @@
 # the MPI test programs on 4 simulated Macs (tbrdma alone between Macs; mac-a and mac-b joined by
 # two cables, so large messages between them are striped): every program passes its own checks
 # and no rank reports an AddressSanitizer error (ASan's runtime is preloaded into the ranks only;
-# leak detection is off because Open MPI's own allocations are never freed at exit).
+# leak detection is off because Open MPI's own allocations are never freed at exit), and none of
+# tbrdma's own invariant checks (-DTBRDMA_DEBUG, e.g. a frame released more often than taken,
+# which under MPI_THREAD_MULTIPLE hands one buffer to two descriptors) failed.
 set -uo pipefail
 MT_VARIANT="AddressSanitizer"
 . "$(dirname "$0")/lib.sh"
 flavour=${1:-4.1}
-asan_flags=(CFLAGS="-g -O1 -fsanitize=address -fno-omit-frame-pointer" LDFLAGS="-fsanitize=address")
+# -DTBRDMA_DEBUG: tbrdma's own checks of its invariants (a frame released twice, ...) abort too
+asan_flags=(CFLAGS="-g -O1 -fsanitize=address -fno-omit-frame-pointer -DTBRDMA_DEBUG" LDFLAGS="-fsanitize=address")
+
+# asan_flags_same DIR: DIR was configured with today's flags (else it is configured again).
+asan_flags_same()
+{
+    [ "$(cat "$1/asan-flags" 2>/dev/null)" = "${asan_flags[*]}" ]
+}
 
 # asan_build_41 DIR: the host's configure and make into DIR; prints the runtime's path.
 asan_build_41()
 {
     local dir=$1
     mkdir -p "$dir"
-    if [ ! -f "$dir/Makefile" ] || [ "$MT_REPO/configure" -nt "$dir/config.status" ]; then
+    if [ ! -f "$dir/Makefile" ] || [ "$MT_REPO/configure" -nt "$dir/config.status" ] \
+        || ! asan_flags_same "$dir"; then
         (cd "$dir" && "$MT_REPO/configure" "${asan_flags[@]}") >"$dir/configure.out" 2>&1 \
             || fatal "configure of the AddressSanitizer build failed (see $dir/configure.out)"
+        echo "${asan_flags[*]}" >"$dir/asan-flags"
     fi
     make -C "$dir" -j2 >"$dir/make.out" 2>&1 \
         || fatal "the AddressSanitizer build failed (see $dir/make.out)"
@@ -30,12 +41,14 @@ asan_build_41()
 asan_build_50()
 {
     local dir=$1 args=()
-    if [ ! -f "$dir/config.status" ] || [ "$MT_REPO/configure" -nt "$dir/config.status" ]; then
+    if [ ! -f "$dir/config.status" ] || [ "$MT_REPO/configure" -nt "$dir/config.status" ] \
+        || ! asan_flags_same "$dir"; then
         args=("${asan_flags[@]}")
     fi
     mkdir -p "$dir"
     TBRDMA_OMPI5_BUILD_DIR=$dir "$MT_REPO/test/ompi5/build.sh" "${args[@]}" >"$dir/build.out" 2>&1 \
         || fatal "the AddressSanitizer build in the Open MPI 5.0 chroot failed (see $dir/build.out)"
+    echo "${asan_flags[*]}" >"$dir/asan-flags"
     "$MT_REPO/test/ompi5/in-chroot.sh" gcc -print-file-name=libasan.so
 }
 
@@ -65,6 +78,8 @@ for prog in "tb_pingpong 16777216" tb_coll tb_p2p tb_rma tb_thread "tb_ring 2"; 
     set -- $prog
     mt_run "${1#tb_}" 4 1 "${asan[@]}" -- "$@"
     check_nogrep "${1#tb_}: no AddressSanitizer report" "$MT_OUT" "AddressSanitizer"
+    check_nogrep "${1#tb_}: every tbrdma invariant held (TBRDMA_DEBUG)" "$MT_OUT" \
+        "tbrdma: internal check failed"
     if [ tb_pingpong = "$1" ]; then
         check "pingpong: striped over both cables of mac-a and mac-b ($(mt_stat "on striped cables") frames)" \
             test "$(mt_stat "on striped cables")" -gt 0
