@@ -109,7 +109,9 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbr
     tx->una = ack;
     if (tx->timing && tbrdma_seq_lt(tx->timed_seq, ack)) {
         tx->timing = 0;
-        if (TBRDMA_REL_UNTIMED != tx->timed_at) { /* an untimed send not stamped yet: no sample */
+        /* no sample: an untimed send not stamped yet, or a clock read before another thread's
+           pass stamped the frame (now - timed_at would wrap) */
+        if (TBRDMA_REL_UNTIMED != tx->timed_at && now >= tx->timed_at) {
             rel_rtt_sample(tx, now - tx->timed_at);
         }
     }

@@ -188,6 +188,28 @@ static void test_rel_untimed_send_arms_at_next_clock(void)
     CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, pass + 3 * computed, &timing));
 }
 
+/*
+ * A pass reads its clock before it takes the progress token; another thread's pass may have
+ * stamped the timed frame later in the meantime. An acknowledgement seen with a clock earlier
+ * than the stamp is no sample: it must not wrap into a round trip of 2^64 - d ns (the timeout
+ * would then sit at its ceiling).
+ */
+static void test_rel_sample_never_wraps(void)
+{
+    const tbrdma_rel_timing_t tm = {.rto_min_ns = 50000, .rto_max_ns = 500000000};
+    tbrdma_rel_tx_t tx;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
+    rel_round_trip(&tx, 1000000, 100000, &tm); /* an estimate of 100 us */
+    CU_ASSERT(100000 == tx.srtt_ns);
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, 2000500); /* stamped by a pass whose clock was read later */
+    CU_ASSERT(1 == tbrdma_rel_tx_ack(&tx, tx.next_seq, 2000000, &tm));
+    CU_ASSERT(100000 == tx.srtt_ns);
+    CU_ASSERT(tx.rto_ns < tm.rto_max_ns);
+}
+
 static void test_rel_receiver_verdicts(void)
 {
     tbrdma_rel_rx_t rx;
@@ -576,6 +598,7 @@ int main(void)
         TBRDMA_UT_TEST(test_rel_backoff_is_capped),
         TBRDMA_UT_TEST(test_rel_rto_follows_round_trips),
         TBRDMA_UT_TEST(test_rel_untimed_send_arms_at_next_clock),
+        TBRDMA_UT_TEST(test_rel_sample_never_wraps),
         TBRDMA_UT_TEST(test_rel_receiver_verdicts),
         TBRDMA_UT_TEST(test_rel_model_clean_wire),
         TBRDMA_UT_TEST(test_rel_model_held_receives),
