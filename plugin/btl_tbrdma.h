@@ -20,6 +20,7 @@
 
 #include "opal/class/opal_list.h"
 
+#include "core/tbrdma_live.h"
 #include "core/tbrdma_mesh.h"
 #include "core/tbrdma_modex.h"
 #include "core/tbrdma_rel.h"
@@ -118,7 +119,9 @@ typedef struct mca_btl_tbrdma_module_t {
     bool connect_done; /* the job's one connection step ran */
     mca_btl_base_module_error_cb_fn_t error_cb;
     tbrdma_rel_timing_t timing;
-    uint64_t peer_timeout_ns, keepalive_ns, ack_delay_ns, force_ns;
+    uint64_t peer_timeout_ns, ack_delay_ns, force_ns;
+    tbrdma_live_cfg_t live; /* the peers' liveness rules (core/tbrdma_live.h) */
+    uint64_t last_pass_ns;  /* ns: the last progress pass (a longer gap was a stall) */
 
     /* The token that serializes the data path, and who holds it (btl_tbrdma_progress.c). */
     _Atomic uintptr_t token_owner;

@@ -208,8 +208,7 @@ int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_
     }
     ep->conn_remote = peer->conn_id;
     ep->csum = mca_btl_tbrdma_component.checksum || 0 != (peer_flags & TBRDMA_CONN_FLAG_CSUM);
-    ep->last_heard = now;
-    ep->probe_at = now;
+    tbrdma_live_start(&ep->live, now);
     ep->state = TBRDMA_EP_CONNECTED;
     return 0;
 }

@@ -64,8 +64,7 @@ struct mca_btl_base_endpoint_t {
     uint32_t conn_remote; /* stamped by us on frames to the peer */
     uint32_t psn;
     int csum;            /* payloads carry CRC32C (either side asked for it) */
-    uint64_t last_heard; /* ns: the peer's last valid frame */
-    uint64_t probe_at;   /* ns: when the next liveness probe may go */
+    tbrdma_live_t live;  /* when the peer was last heard and may next be probed */
     uint64_t owed_since; /* ns: since when an acknowledgement is owed (0: none) */
     int ack_now;         /* acknowledge at once (duplicate seen, or asked) */
     int probe;           /* ask the peer to answer at once (TBRDMA_HF_AREQ) */

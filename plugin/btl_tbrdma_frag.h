@@ -67,11 +67,12 @@ typedef struct mca_btl_tbrdma_device_t {
     size_t slab_bytes;
     mca_btl_tbrdma_frag_t *frags; /* every frame of the device */
     int nfrags;
-    mca_btl_tbrdma_frag_t *recv_next;   /* receive frames not yet given to an endpoint */
-    mca_btl_tbrdma_frag_t *pool[4];     /* free send frames: eager, bulk, control, probe */
-    opal_mutex_t pool_lock;             /* application threads (MPI_THREAD_MULTIPLE) */
-    int neps;                           /* endpoints on this device */
-    uint64_t port_checked_ns;           /* last look at the port state (failure diagnosis) */
+    mca_btl_tbrdma_frag_t *recv_next; /* receive frames not yet given to an endpoint */
+    mca_btl_tbrdma_frag_t *pool[4];   /* free send frames: eager, bulk, control, probe */
+    opal_mutex_t pool_lock;           /* application threads (MPI_THREAD_MULTIPLE) */
+    int neps;                         /* endpoints on this device */
+    uint64_t port_checked_ns;         /* last look at the port state (failure diagnosis) */
+    int cq_backlog; /* the last poll filled its batch: completions may still wait */
     struct mca_btl_tbrdma_rcache_t *zc; /* registrations of user memory (zero-copy), or NULL */
 } mca_btl_tbrdma_device_t;
 

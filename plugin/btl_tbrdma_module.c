@@ -83,7 +83,8 @@ static void module_set_timing(mca_btl_tbrdma_module_t *module)
     module->timing.rto_min_ns = (uint32_t) c->rto_us * 1000u;
     module->timing.rto_max_ns = MODULE_RTO_MAX_NS;
     module->peer_timeout_ns = (uint64_t) c->peer_timeout_ms * 1000000ull;
-    module->keepalive_ns = module->peer_timeout_ns / 4;
+    tbrdma_live_cfg_init(&module->live, module->peer_timeout_ns,
+                         2ull * TBRDMA_LIVENESS_TICK * 1000000ull);
     module->ack_delay_ns = (uint64_t) c->ack_delay_us * 1000ull;
     module->force_ns = 2ull * module->timing.rto_min_ns;
 }

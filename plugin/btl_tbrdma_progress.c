@@ -184,17 +184,17 @@ static void progress_check_port(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
 static void progress_liveness(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                               uint64_t now)
 {
-    uint64_t silent = mca_btl_tbrdma_elapsed(now, ep->last_heard);
+    int v = tbrdma_live_judge(&ep->live, now, !ep->dev->cq_backlog, &module->live);
+    uint64_t silent = tbrdma_live_silent(&ep->live, now);
     char why[320];
 
-    if (silent >= module->keepalive_ns && now >= ep->probe_at) {
+    if (v & TBRDMA_LIVE_PROBE) {
         ep->probe = 1; /* answer at once, please */
-        ep->probe_at = now + module->keepalive_ns;
     }
-    if (silent >= 2 * module->keepalive_ns) {
+    if (v & TBRDMA_LIVE_PORT) {
         progress_check_port(module, ep, now);
     }
-    if (TBRDMA_EP_CONNECTED == ep->state && silent >= module->peer_timeout_ns) {
+    if (TBRDMA_EP_CONNECTED == ep->state && (v & TBRDMA_LIVE_LOST)) {
         snprintf(why, sizeof(why),
                  "no frame from it for %.1f s (btl_tbrdma_peer_timeout_ms = %d): the peer process "
                  "died or hangs, its Mac went away, or the cable is broken",
@@ -269,10 +269,30 @@ static void progress_stats(mca_btl_tbrdma_module_t *module, uint64_t now)
     mca_btl_tbrdma_print_stats(module, when);
 }
 
+/*
+ * This process did not run for stall ns (stopped, swapped out, paused): its peers' silence and
+ * its channels' timers count only the time it listened.
+ */
+static void progress_forgive(mca_btl_tbrdma_module_t *module, uint64_t stall)
+{
+    for (int i = 0; i < module->neps; i++) {
+        mca_btl_tbrdma_endpoint_t *ep = module->eps[i];
+
+        tbrdma_live_forgive(&ep->live, stall);
+        for (int c = 0; c < TBRDMA_NCHAN; c++) {
+            tbrdma_rel_tx_forgive(&ep->chan[c].tx, stall);
+        }
+    }
+}
+
 int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t now)
 {
+    uint64_t stall = tbrdma_live_stall(&module->last_pass_ns, now, &module->live);
     int n = 0;
 
+    if (0 != stall) {
+        progress_forgive(module, stall);
+    }
     module->clock_ns = now;
     module->in_progress++;
     module->async_pass = async;

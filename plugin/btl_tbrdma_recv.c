@@ -405,7 +405,7 @@ static void recv_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
                    now / 1e9, ep->peer_host, frag->chan, h.type, h.seq, h.tx, h.len, h.ack[0],
                    h.ack[1], h.lim[0], h.lim[1], h.flags);
     tbrdma_rel_rx_arrived(&ch->rx, h.tx);
-    ep->last_heard = now;
+    tbrdma_live_heard(&ep->live, now);
     ep->heard = 1;
     ep->rx_pass = 1;
     recv_apply_peer(module, ep, &h, now);
@@ -440,6 +440,7 @@ int mca_btl_tbrdma_poll_device(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_d
     tbrdma_vwc_t wc[TBRDMA_POLL_BATCH];
     int n = tbrdma_verbs_poll(dev->vdev, wc, TBRDMA_POLL_BATCH);
 
+    dev->cq_backlog = (TBRDMA_POLL_BATCH == n); /* more may wait: no peer is judged silent */
     if (n < 0) {
         recv_cq_failed(module, dev, n);
         return 0;

@@ -5,7 +5,10 @@
 #   stop    mac-c's rank stopped (SIGSTOP: alive, silent, what a hung Mac looks like)
 #   kill    mac-c's rank killed (SIGKILL)
 #   zcopy   the cable pulled again, while 4 MiB messages travel zero-copy
-# Each time every rank must end and mpirun exit non-zero within 15 s of the fault, with a message
+#   pause   (no fault) mac-c's first rank stopped for 4 s, 80 % of the peer timeout, then
+#           continued, with 2 ranks per Mac (7 peers each): the job must complete, every result
+#           right (a stall that short must never end a job: docs/design.md, "Liveness")
+# Each fault case: every rank must end and mpirun exit non-zero within 15 s of the fault, with a message
 # naming the lost peer's host and the cable (host, device, interface): tbrdma's own for the cable
 # and the stopped rank (Apple's device reports neither), tbrdma's or Open MPI's for the killed one
 # (its launcher sees the death first). Afterwards the simulator holds no queue pair or memory
@@ -70,6 +73,32 @@ if mt_ring_start zcopy 4 120 $((4 << 20)); then
     mt_await_end zcopy "$t0" "$cable_regex"
     "$MT_TBCLUSTER" fault mac-a:en2 up
     held_only zcopy
+fi
+
+# pause: a stall shorter than 80 % of the peer timeout ends nothing.
+if mt_job_start pause 8 2 "tbtest ring: running" -- tb_ring 10; then
+    pid=$(rank_pid mac-c) || fatal "pause: no rank on mac-c"
+    sleep 1
+    kill -STOP "$pid"
+    sleep 4
+    kill -CONT "$pid"
+    for _ in $(seq 400); do
+        kill -0 "$MT_JOB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$MT_JOB_PID" 2>/dev/null; then
+        fail "pause: the job still runs 40 s after the stall ended"
+        stop_job
+    else
+        wait "$MT_JOB_PID"
+        rc=$?
+        MT_JOB_PID=
+        check "pause: mpirun exit status $rc (0) after a 4 s stall of one rank" test "$rc" -eq 0 \
+            || grep -E "lost|FAIL|rror" "$MT_OUT" | head -10 | sed 's/^/    | /'
+        expect "pause: every rank's verdict" 8 "$(grep -c "^tbtest ring: rank [0-9]* of 8 OK" "$MT_OUT")"
+        mt_frames_back pause 8 && pass "pause: every rank got every frame back"
+    fi
+    mt_nothing_held "pause"
 fi
 
 # stop: mac-c's rank stopped.
