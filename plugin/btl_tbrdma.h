@@ -53,7 +53,8 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t rx_data, rx_bytes, rx_dup, rx_gap, rx_ctrl, rx_wc_err, rx_unknown_tag;
     uint64_t rx_bad[TBRDMA_FRAME_VERDICTS]; /* refused frames by verdict */
     uint64_t tx_wc_err, credit_stalls, credit_probes, held, bogus_acks, no_frame;
-    uint64_t tx_striped;           /* data frames sent on a pair's second or later cable */
+    uint64_t held_other; /* held for causal order while their own peer had no callback waiting */
+    uint64_t tx_striped; /* data frames sent on a pair's second or later cable */
     uint64_t tx_trains, rx_trains; /* messages sent and delivered as trains of 1-frame pieces */
     /* zero-copy (btl_tbrdma_zcopy*.c): gets, chunks, epochs and why they changed */
     uint64_t zc_gets, zc_refused, zc_failed, zc_rx_chunks, zc_rx_bytes, zc_tx_chunks, zc_tx_bytes;
@@ -135,13 +136,6 @@ typedef struct mca_btl_tbrdma_module_t {
     /* Work the liveness thread leaves for an application thread (token-protected). */
     struct mca_btl_tbrdma_frag_t *deferred;          /* frames to return to their pools */
     struct mca_btl_tbrdma_frag_t *cb_head, *cb_tail; /* send completions ob1 must hear of */
-    /*
-     * Frames acknowledged whose callback still waits for their send completion (a CQ gives no
-     * order between a send's completion and a receive's): while there is one, every received
-     * data frame is held, so ob1 hears of a send's completion before any frame the peer sent
-     * after receiving it (btl_tbrdma_recv.c, "causal order").
-     */
-    int acked_waiting;
     bool failure_pending;
     bool finalizing; /* ob1 is gone: sends finish without its callbacks */
 

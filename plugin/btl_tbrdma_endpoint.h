@@ -70,6 +70,13 @@ struct mca_btl_base_endpoint_t {
     int probe;           /* ask the peer to answer at once (TBRDMA_HF_AREQ) */
     int heard;           /* a valid frame came since connection (the handshake) */
     int rx_pass;         /* a valid frame came in the current progress pass */
+    /*
+     * Primary only: frames to this peer acknowledged whose callback still waits for their send
+     * completion (a CQ gives no order between a send's completion and a receive's). While there
+     * is one, data frames from this peer are held, so ob1 hears of a send's completion before
+     * any frame the peer sent after receiving it (btl_tbrdma_recv.c, "causal order").
+     */
+    int acked_waiting;
     int fail_reported;
     char fail_reason[512];
     uint8_t *train;     /* a train's pieces received so far (1-frame channel), NULL until one */

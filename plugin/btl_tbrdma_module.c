@@ -525,10 +525,12 @@ void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const cha
         "tbrdma stats%s: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
         "%llu control "
         "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
-        "received, %llu credit stalls, %llu credit probes, %llu times no free frame, %llu trains sent; received %llu "
+        "received, %llu credit stalls, %llu credit probes, %llu times no free frame, %llu trains "
+        "sent; received %llu "
         "data frames (%llu bytes), %llu "
         "control, %llu duplicates, %llu after a gap, %llu refused (%llu bad checksum, "
-        "%llu bad header), %llu completion errors, %llu unknown tags, %llu held, %llu trains "
+        "%llu bad header), %llu completion errors, %llu unknown tags, %llu held (%llu for another "
+        "peer's callback), %llu trains "
         "received; %llu frames not returned",
         when, module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
         (unsigned long long) s->tx_data, (unsigned long long) s->tx_bytes,
@@ -536,15 +538,15 @@ void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const cha
         (unsigned long long) s->tx_forced, (unsigned long long) s->retransmits,
         (unsigned long long) s->timeouts, (unsigned long long) s->nacks_sent,
         (unsigned long long) s->nacks_rcvd, (unsigned long long) s->credit_stalls,
-        (unsigned long long) s->credit_probes,
-        (unsigned long long) s->no_frame, (unsigned long long) s->tx_trains,
-        (unsigned long long) s->rx_data, (unsigned long long) s->rx_bytes,
-        (unsigned long long) s->rx_ctrl, (unsigned long long) s->rx_dup,
-        (unsigned long long) s->rx_gap, (unsigned long long) bad,
+        (unsigned long long) s->credit_probes, (unsigned long long) s->no_frame,
+        (unsigned long long) s->tx_trains, (unsigned long long) s->rx_data,
+        (unsigned long long) s->rx_bytes, (unsigned long long) s->rx_ctrl,
+        (unsigned long long) s->rx_dup, (unsigned long long) s->rx_gap, (unsigned long long) bad,
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_CRC],
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
         (unsigned long long) (s->rx_wc_err + s->tx_wc_err), (unsigned long long) s->rx_unknown_tag,
-        (unsigned long long) s->held, (unsigned long long) s->rx_trains, (unsigned long long) out);
+        (unsigned long long) s->held, (unsigned long long) s->held_other,
+        (unsigned long long) s->rx_trains, (unsigned long long) out);
     mca_btl_tbrdma_zc_print_stats(module, when);
 }
 

@@ -16,11 +16,12 @@
  * acknowledgement and the send's own completion) before it sees any frame the peer sent after
  * receiving that send. One CQ gives no order between a send's completion and a later receive
  * (the simulator holds send completions back; Apple documents no order), so while an
- * acknowledged frame still waits for its completion, received data frames are held like the
- * liveness thread's. Without it, Open MPI 5.0's osc/rdma saw the answer to an emulated put,
- * freed its window and the active-message module with it, and the put's callback then ran on
- * freed memory (tb_rma and NWChem: SIGSEGV in send_finished, about 1 run in 20).
- * Hot path: mca_btl_tbrdma_poll_device, recv_complete, recv_deliver.
+ * acknowledged frame to a peer still waits for its completion, data frames received from that
+ * peer (on any of its cables) are held like the liveness thread's; other peers' are not. Without
+ * it, Open MPI 5.0's osc/rdma saw the answer to an emulated put, freed its window and the
+ * active-message module with it, and the put's callback then ran on freed memory (tb_rma and
+ * NWChem: SIGSEGV in send_finished, about 1 run in 20). Hot path: mca_btl_tbrdma_poll_device,
+ * recv_complete, recv_deliver.
  */
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
@@ -44,7 +45,7 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
 
     if (frag->flags & TBRDMA_FF_ACKED) {
         frag->flags &= ~TBRDMA_FF_ACKED;
-        module->acked_waiting--;
+        frag->ep->primary->acked_waiting--;
     }
     if (NULL != frag->train) { /* a train's last piece: the message it carried is finished */
         mca_btl_tbrdma_frag_t *msg = frag->train;
@@ -184,7 +185,7 @@ static void recv_chan_ack(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
             send_finished(module, frag);
         } else if (frag->flags & TBRDMA_FF_CB) {
             frag->flags |= TBRDMA_FF_ACKED; /* received frames wait for its callback */
-            module->acked_waiting++;
+            ep->primary->acked_waiting++;
         }
     }
 }
@@ -312,8 +313,8 @@ int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
 {
     int n = 0;
 
-    if (0 < module->acked_waiting) {
-        return 0; /* causal order: a callback comes first */
+    if (0 < ep->primary->acked_waiting) {
+        return 0; /* causal order: the callbacks of sends to this peer come first */
     }
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
         mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
@@ -346,7 +347,9 @@ static void recv_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t
         frag->tag = h->tag;
         frag->len = h->len;
         frag->flags |= (h->flags & TBRDMA_HF_MORE) ? TBRDMA_FF_MORE : 0;
-        if (module->async_pass || NULL != ch->held_head || 0 < module->acked_waiting) {
+        if (module->async_pass || NULL != ch->held_head || 0 < ep->primary->acked_waiting) {
+            module->stats.held_other +=
+                (!module->async_pass && NULL == ch->held_head && 0 == ep->primary->acked_waiting);
             recv_hold(module, ch, frag);
             return;
         }
