@@ -10,7 +10,8 @@
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks,
-#               outages of 10 ms to longer than the peer timeout),
+#               outages of 10 ms to longer than the peer timeout, signals an application
+#               handles itself),
 #               start-up refusals, striping over double and crossed cables, NetPIPE and
 #               HPCC, the shipped coll/tuned rules (installed, in effect, results right),
 #               valgrind memcheck and an AddressSanitizer build (test/mpi)
@@ -299,6 +300,7 @@ mpi_specs()
     for t in faults liveness startup stripe thirdparty zcopy coll_rules coll_mesh; do
         echo "$t-$1 900 test/mpi/$t.sh $1"
     done
+    echo "signal-$1 300 test/mpi/signal.sh $1"
     echo "outage-$1-1 300 test/mpi/outage.sh $1 1"
     echo "outage-$1-2 300 test/mpi/outage.sh $1 2"
 }

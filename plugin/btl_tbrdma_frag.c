@@ -16,6 +16,7 @@
 
 static void frag_pool_push(mca_btl_tbrdma_device_t *dev, int pool, mca_btl_tbrdma_frag_t *frag)
 {
+    TBRDMA_ASSERT(!mca_btl_tbrdma_in_signal, "no frame goes back to a pool in a signal handler");
     OPAL_THREAD_LOCK(&dev->pool_lock);
     frag->next = dev->pool[pool];
     dev->pool[pool] = frag;

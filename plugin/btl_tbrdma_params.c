@@ -256,7 +256,8 @@ static int params_register_data_path(void)
     rc |= 0 > params_register_bool(
               "release_on_signal",
               "Whether SIGTERM, SIGINT and SIGHUP first release tbrdma's queue pairs and memory "
-              "(Macs are reported to keep them until a reboot otherwise). Default true",
+              "(Macs are reported to keep them until a reboot otherwise). Signals the "
+              "application handles or ignores itself are left to it. Default true",
               true, OPAL_INFO_LVL_5, &c->release_on_signal);
     rc |= 0 > params_register_bool(
               "stripe",

@@ -94,7 +94,7 @@ void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     module->failure_pending = true;
 }
 
-void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module)
+void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module)
 {
     if (!module->verbs_live) {
         return;
@@ -107,8 +107,18 @@ void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module)
         }
     }
     for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
-        mca_btl_tbrdma_reclaim_posted(module, module->devices[p]);
         mca_btl_tbrdma_device_release(module->devices[p]);
+    }
+}
+
+void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module)
+{
+    if (!module->verbs_live) {
+        return;
+    }
+    mca_btl_tbrdma_release_verbs_only(module);
+    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
+        mca_btl_tbrdma_reclaim_posted(module, module->devices[p]); /* their QPs are gone */
     }
 }
 

@@ -16,6 +16,8 @@
 #include "btl_tbrdma_endpoint.h"
 #include "btl_tbrdma_frag.h"
 
+#include <signal.h>
+
 /* ---- btl_tbrdma_progress.c ------------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in ns. */
@@ -54,9 +56,17 @@ void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
 int mca_btl_tbrdma_liveness_start(mca_btl_tbrdma_module_t *module);
 void mca_btl_tbrdma_liveness_stop(mca_btl_tbrdma_module_t *module);
 
-/* Destroys every queue pair, memory region and device of the module (token, or a dying
- * process). Idempotent. */
+/*
+ * Destroys every queue pair, memory region and device of the module, then finishes the frames
+ * their queue pairs held (ob1 hears of the acknowledged ones). Token. Idempotent.
+ */
 void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module);
+
+/*
+ * Only the verbs objects: queue pairs, memory regions, devices. No frame, no pool, no ob1
+ * callback: what a signal handler may do before the process ends. Idempotent.
+ */
+void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module);
 
 /* btl_tbrdma_module.c: this process's counters, one "tbrdma stats" and one "tbrdma zcopy" line;
  * WHEN follows the word ("" at finalize, " after 30 s" while running). */
@@ -64,8 +74,15 @@ void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const cha
 
 /* ---- btl_tbrdma_signal.c --------------------------------------------------------------- */
 
-/* Releases the verbs resources on SIGTERM/SIGINT/SIGHUP (btl_tbrdma_release_on_signal). */
+/*
+ * Releases the verbs resources on SIGTERM/SIGINT/SIGHUP (btl_tbrdma_release_on_signal), for
+ * each of them whose disposition is still the default one (the application's own handlers and
+ * ignored signals are left alone).
+ */
 void mca_btl_tbrdma_signal_install(void);
+
+/* Set while the signal handler runs (checking builds assert it touches no frame or ob1). */
+extern volatile sig_atomic_t mca_btl_tbrdma_in_signal;
 
 /* Puts the previous handlers back (finalize). */
 void mca_btl_tbrdma_signal_restore(void);

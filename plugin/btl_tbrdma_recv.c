@@ -81,6 +81,7 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         return;
     }
     frag->flags &= ~TBRDMA_FF_CB;
+    TBRDMA_ASSERT(!mca_btl_tbrdma_in_signal, "no ob1 callback runs in a signal handler");
     frag->base.des_cbfunc(&module->super, mca_btl_tbrdma_endpoint_owner(frag->ep), &frag->base,
                           OPAL_SUCCESS);
     if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
@@ -139,6 +140,7 @@ static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
 
 void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev)
 {
+    TBRDMA_ASSERT(!mca_btl_tbrdma_in_signal, "no frame is finished in a signal handler");
     for (int i = 0; NULL != dev && i < dev->nfrags; i++) {
         mca_btl_tbrdma_frag_t *frag = &dev->frags[i];
 

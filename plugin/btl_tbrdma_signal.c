@@ -3,9 +3,14 @@
  * reported to keep queue pairs and protection domains of processes that died without releasing
  * them, until a reboot (exo#1847); the simulator keeps them too. mpirun ends the other ranks of
  * a failed job with SIGTERM, and users press Ctrl-C: on SIGTERM, SIGINT and SIGHUP tbrdma
- * destroys its queue pairs, memory regions and devices, then lets the signal do what it would
- * have done (the previous handler, or the default action). SIGKILL cannot be caught.
- * btl_tbrdma_release_on_signal turns it off.
+ * destroys its queue pairs, memory regions and devices, then lets the signal take its default
+ * action. SIGKILL cannot be caught. btl_tbrdma_release_on_signal turns it off.
+ *
+ * Only signals whose disposition is the default (ending the process) are taken. A signal the
+ * application handles itself or ignores (set before MPI_Init: a code that checkpoints on
+ * SIGTERM, a job under nohup) stays the application's: its process goes on, with its transport.
+ * The handler touches only verbs objects (mca_btl_tbrdma_release_verbs_only): no frame, no pool
+ * lock, no ob1 callback, which another thread of the process may be in the middle of.
  */
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
@@ -19,7 +24,9 @@
 
 static const int signal_numbers[SIGNAL_COUNT] = {SIGTERM, SIGINT, SIGHUP};
 static struct sigaction signal_saved[SIGNAL_COUNT];
-static volatile sig_atomic_t signal_installed;
+static int signal_taken[SIGNAL_COUNT]; /* ours is installed for this signal */
+
+volatile sig_atomic_t mca_btl_tbrdma_in_signal;
 
 static int signal_index(int sig)
 {
@@ -41,45 +48,66 @@ static void signal_handler(int sig)
     mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
     int i = signal_index(sig), waited = 0;
 
+    mca_btl_tbrdma_in_signal = 1;
     if (NULL != module && module->verbs_live) {
         while (!mca_btl_tbrdma_token_try(module) && waited++ < SIGNAL_WAIT_YIELDS) {
             sched_yield();
         }
-        mca_btl_tbrdma_release_verbs(module);
+        mca_btl_tbrdma_release_verbs_only(module);
     }
     if (0 > i) {
         return;
     }
-    sigaction(sig, &signal_saved[i], NULL);
-    if (SIG_IGN == signal_saved[i].sa_handler) {
-        return;
-    }
-    raise(sig); /* delivered once this handler returns: the previous handler or the default */
+    sigaction(sig, &signal_saved[i], NULL); /* the default action */
+    raise(sig);                             /* delivered once this handler returns */
+}
+
+/* The signal's disposition is its default one (it would end the process). */
+static int signal_is_default(int sig)
+{
+    struct sigaction now;
+
+    return 0 == sigaction(sig, NULL, &now) && 0 == (now.sa_flags & SA_SIGINFO)
+           && SIG_DFL == now.sa_handler;
 }
 
 void mca_btl_tbrdma_signal_install(void)
 {
     struct sigaction sa;
 
-    if (!mca_btl_tbrdma_component.release_on_signal || signal_installed) {
+    if (!mca_btl_tbrdma_component.release_on_signal) {
         return;
     }
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = signal_handler;
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < SIGNAL_COUNT; i++) {
-        sigaction(signal_numbers[i], &sa, &signal_saved[i]);
+        if (signal_taken[i]) {
+            continue;
+        }
+        if (!signal_is_default(signal_numbers[i])) {
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                           "the application handles or ignores %s itself: tbrdma leaves it so "
+                           "(its queue pairs are released at MPI_Finalize, not on that signal)",
+                           strsignal(signal_numbers[i]));
+            continue;
+        }
+        signal_taken[i] = (0 == sigaction(signal_numbers[i], &sa, &signal_saved[i]));
     }
-    signal_installed = 1;
 }
 
 void mca_btl_tbrdma_signal_restore(void)
 {
-    if (!signal_installed) {
-        return;
-    }
+    struct sigaction now;
+
     for (int i = 0; i < SIGNAL_COUNT; i++) {
-        sigaction(signal_numbers[i], &signal_saved[i], NULL);
+        if (!signal_taken[i]) {
+            continue;
+        }
+        signal_taken[i] = 0;
+        /* the application may have installed its own since: that one stays */
+        if (0 == sigaction(signal_numbers[i], NULL, &now) && signal_handler == now.sa_handler) {
+            sigaction(signal_numbers[i], &signal_saved[i], NULL);
+        }
     }
-    signal_installed = 0;
 }
