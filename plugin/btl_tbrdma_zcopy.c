@@ -73,21 +73,25 @@ void mca_btl_tbrdma_zc_plan(mca_btl_tbrdma_module_t *module, const mca_btl_tbrdm
     }
 }
 
-/* A new queue pair for the current epoch (INIT). 0, or -1 (said at verbosity 1). */
-static int zc_qp_new(mca_btl_tbrdma_endpoint_t *ep)
+/* A new queue pair for the current epoch (INIT). 0, or -1 (said at verbosity 1 when say). */
+static int zc_qp_new(mca_btl_tbrdma_endpoint_t *ep, bool say)
 {
     mca_btl_tbrdma_zc_t *zc = ep->zc;
     char err[TBRDMA_MSG_MAX / 4];
+    uint32_t qpn;
 
     if (0
         != tbrdma_verbs_qp_create(ep->dev->vdev, TBRDMA_ZC_GRANTS, TBRDMA_ZC_WINDOW_MAX, &zc->qp,
-                                  &zc->qpn, err, sizeof(err))) {
-        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
-                       "zero-copy off towards host %s: %s; large messages are copied",
-                       ep->peer_host, err);
+                                  &qpn, err, sizeof(err))) {
+        if (say) {
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                           "zero-copy off towards host %s: %s; large messages are copied",
+                           ep->peer_host, err);
+        }
         zc->qp = NULL;
         return -1;
     }
+    zc->qpn = qpn;
     zc->psn = (ep->psn + zc->epoch * 0x9e3779b1u) & 0xffffffu;
     return 0;
 }
@@ -111,7 +115,7 @@ void mca_btl_tbrdma_zc_setup(mca_btl_tbrdma_endpoint_t *ep)
     zc->hello_owed = true; /* with queue pair 0 when we have none, so the peer drops its own */
     ep->zc = zc;
     if (ep->zc_planned) {
-        zc->state = (0 == zc_qp_new(ep)) ? TBRDMA_ZC_QP_WAIT : TBRDMA_ZC_QP_OFF;
+        zc->state = (0 == zc_qp_new(ep, true)) ? TBRDMA_ZC_QP_WAIT : TBRDMA_ZC_QP_OFF;
     }
 }
 
@@ -221,16 +225,41 @@ static void zc_off(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *e
     mca_btl_tbrdma_zc_get_finish(module, ep, true, OPAL_ERROR);
 }
 
-/* A fresh queue pair for the current epoch; outstanding chunks and grants are dropped. */
+/*
+ * A fresh queue pair for the current epoch; outstanding chunks and grants are dropped. The new
+ * one is created while the old one still exists, so the device cannot give it the old one's
+ * number: a chunk still on its way to the old number then finds no queue pair, instead of a
+ * receive of the new epoch of the same frame count (where, with checksums off, nothing else
+ * would tell its bytes from the chunk granted there). Where the device has no room for both
+ * (its queue pair budget), the old one goes first, and the new epoch's PSN and checksums are
+ * what is left (docs/design.md, "Zero-copy large messages").
+ */
 static int zc_renew(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
 {
+    mca_btl_tbrdma_zc_t *zc = ep->zc;
+    tbrdma_vqp_t *old = zc->qp;
+    uint32_t old_qpn = zc->qpn;
+
     mca_btl_tbrdma_zc_get_rewind(ep);
-    zc_qp_destroy(ep->zc);
-    if (0 != zc_qp_new(ep)) {
-        zc_off(module, ep, true);
-        return -1;
+    zc->qp = NULL;
+    if (0 != zc_qp_new(ep, false)) { /* no room for both: the old one first */
+        zc->qp = old;
+        zc_qp_destroy(zc);
+        old = NULL;
+        if (0 != zc_qp_new(ep, true)) {
+            zc_off(module, ep, true);
+            return -1;
+        }
     }
-    ep->zc->state = TBRDMA_ZC_QP_WAIT;
+    tbrdma_verbs_qp_destroy(old);
+    zc->grant_head = 0;
+    zc->ngrants = 0;
+    zc->sq_posted = 0;
+    TBRDMA_VERBOSE(
+        TBRDMA_VERBOSE_PEER, "zero-copy towards host %s: epoch %u, queue pair 0x%x replaces 0x%x%s",
+        ep->peer_host, zc->epoch, zc->qpn, old_qpn,
+        (NULL == old && zc->qpn == old_qpn) ? " (the same number: no room for both)" : "");
+    zc->state = TBRDMA_ZC_QP_WAIT;
     return 0;
 }
 

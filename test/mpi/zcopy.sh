@@ -15,6 +15,9 @@
 #   lost     5 % of the messages lost on every cable: lost chunks noticed, new epochs, every
 #            byte still carried zero-copy exactly once
 #   corrupt  5 % corrupted (checksums on): bad chunk checksums noticed and repaired the same way
+#   reuse    5 % lost, checksums off, the simulator giving a destroyed queue pair's number to the
+#            next one (TBSIM_QPN_REUSE=1): every new epoch's queue pair has another number than
+#            the one it replaces, every byte arrives
 #   slow     cables at 50 MB/s on which 1-frame messages pass bulk ones: chunks still on the wire
 #            are not declared lost again and again, everything carried zero-copy
 set -uo pipefail
@@ -121,6 +124,22 @@ if mt_run corrupt 4 1 "${ZC[@]}" --mca btl_tbrdma_checksum 1 -- tb_zcopy sizes "
     carried corrupt
     check "corrupt: bad chunk checksums noticed ($(mt_stat 'bad chunk checksums'))" \
         test "$(mt_stat 'bad chunk checksums')" -gt 0
+fi
+# reuse: the simulator numbers queue pairs by slot (TBSIM_QPN_REUSE=1: a destroyed queue pair's
+# number comes back with the next one), chunks lost and corrupted, checksums off: each new
+# epoch's zero-copy queue pair must still get a number other than the one it replaces (else a
+# chunk on its way to the old one could land in a receive of the new epoch, and without
+# checksums nothing would tell its bytes apart), and every byte arrives.
+faults "drop=0.05 corrupt=0"
+if mt_run reuse 4 1 "${ZC[@]}" -x TBSIM_QPN_REUSE=1 --mca btl_tbrdma_checksum 0 \
+    --mca btl_tbrdma_verbose 5 -- tb_zcopy sizes "$MIN" "$CHUNK"; then
+    carried reuse
+    sed -n 's/.*zero-copy towards host .*: epoch [0-9]*, queue pair \(0x[0-9a-f]*\) replaces \(0x[0-9a-f]*\).*/\1 \2/p' \
+        "$MT_OUT" >"$TC_TMP/renewed"
+    renewed=$(wc -l <"$TC_TMP/renewed")
+    same=$(awk '$1 == $2' "$TC_TMP/renewed" | wc -l)
+    check "reuse: $renewed queue pairs replaced at new epochs, none with the number of the one it replaced ($same)" \
+        test "$renewed" -gt 0 -a "$same" -eq 0
 fi
 faults "drop=0 corrupt=0"
 mt_nothing_held "after the faults"

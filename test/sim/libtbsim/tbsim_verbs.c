@@ -634,6 +634,22 @@ static void qp_fill(struct tbsim_qp *qp, struct ibv_pd *pd, struct ibv_qp_init_a
     qp->recv_cap = wr_cap(attr->cap.max_recv_wr);
 }
 
+/*
+ * A new QP's number: from a fabric-wide counter, never used twice (the default); or, with
+ * TBSIM_QPN_REUSE=1 in the environment, its slot's own number (0x100 + 16 x device + slot), so a
+ * destroyed QP's number comes back with the next QP that takes its slot, as hardware numbering
+ * QPs by index does (whether Apple's does is not known: README, choice 21).
+ */
+static uint32_t qp_number(const struct tbsim_context *ctx, int slot)
+{
+    const char *reuse = getenv("TBSIM_QPN_REUSE");
+
+    if (NULL != reuse && '1' == reuse[0]) {
+        return 0x100u + 16u * (uint32_t) ctx->dev + (uint32_t) slot;
+    }
+    return atomic_fetch_add(&ctx->fab->next_qpn, 1) & 0xffffff;
+}
+
 TBSIM_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
     struct tbsim_context *ctx = to_tctx(pd->context);
@@ -658,7 +674,7 @@ TBSIM_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_
         goto err_free_qp;
     }
     qp->gen = atomic_fetch_add(&ctx->fab->next_gen, 1);
-    qpn = atomic_fetch_add(&ctx->fab->next_qpn, 1) & 0xffffff;
+    qpn = qp_number(ctx, qp->slot);
     qp->rxq = rxq_create(ctx->fab, ctx->dev, qp->slot, qp->gen, qpn);
     if (NULL == qp->rxq) {
         rc = errno;
