@@ -8,6 +8,10 @@
 #          when told to, with every result right, and every frame back
 #   long   an outage longer than the peer timeout: every rank must end, mpirun non-zero, within
 #          15 s of the outage's start, with tbrdma's message naming the lost peer and the cable
+#   starve the cable loses only messages of 8 KiB and more (bulk frames and probes, zero-copy
+#          chunks: drop_min=8192) from then on, while 1-frame messages still pass both ways, so
+#          the peer keeps answering probes: the job must end within 15 s all the same, with the
+#          message naming the bulk channel that no longer carries data
 # Never a hang: each job has its own bound (MT_TIMEOUT, and tb_outage's own), and a job still
 # running at its bound fails the test. Afterwards nothing is held in the simulator.
 set -uo pipefail
@@ -31,7 +35,11 @@ mkdir -p "$STOP_DIR"
 stop_job()
 {
     mt_job_stop
-    pkill -KILL -f "$MT_BIN/tb_outage" 2>/dev/null && sleep 0.5
+    pkill -KILL -f "$MT_BIN/tb_outage" 2>/dev/null
+    for _ in $(seq 50); do
+        pgrep -f "$MT_BIN/tb_outage" >/dev/null || break
+        sleep 0.1
+    done
     "$TBSIMCTL" reclaim >/dev/null 2>&1
 }
 
@@ -135,8 +143,34 @@ long()
     "$TBSIMCTL" reclaim >/dev/null
 }
 
+# starve: large messages lost for good, small ones not: only the unacknowledged-frames watchdog
+# can end the wait (the peer is heard all along).
+starve()
+{
+    local stop=$STOP_DIR/starve t0 secs
+    rm -f "$stop"
+    mt_job_start starve "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 || return
+    sleep 1
+    t0=$(date +%s.%N)
+    "$TBSIMCTL" fault "$cable" drop=1 drop_min=8192 >/dev/null || fatal "tbsimctl fault failed"
+    await_job starve 25
+    "$TBSIMCTL" fault "$cable" drop=0 drop_min=0 >/dev/null
+    [ -n "$JOB_RC" ] || return
+    secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+    check "starve: mpirun ended with exit $JOB_RC (non-zero) ${secs} s after large messages stopped passing (limit 15 s)" \
+        awk -v s="$secs" -v r="$JOB_RC" 'BEGIN {exit !(r != 0 && s <= 15)}'
+    if ! check_grep "starve: the message names the peer and its bulk channel" "$MT_OUT" \
+        'lost peer .* on host mac-[ab], over the cable .*: its bulk channel acknowledged none of frames'; then
+        grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
+    fi
+    sleep 1
+    "$TBSIMCTL" reclaim >/dev/null
+}
+
 short
 mt_nothing_held "after the short outages"
+starve
+mt_nothing_held "after the large messages starved (dead processes' slots reclaimed)"
 long
 mt_nothing_held "after the long outage (dead processes' slots reclaimed)"
 finish

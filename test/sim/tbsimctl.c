@@ -2,7 +2,8 @@
  * tbsimctl: control of the simulated Thunderbolt RDMA fabric ($TBSIM_DIR/fabric).
  *   init                      create the fabric from $TBSIM_DIR/topology (tbcluster up)
  *   destroy                   remove the fabric and every QP receive file (tbcluster down)
- *   fault <cable> [drop=P] [corrupt=P] [delay_us=N] [seed=N]   change a cable's faults live
+ *   fault <cable> [drop=P] [drop_min=B] [corrupt=P] [delay_us=N] [seed=N]   change a cable's
+ *                                                              faults live
  *   link <cable>|all [on|off] [rate_gbps=G] [latency_us=U] [interleave=0|1]
  *                                                            change the link model live
  *                             (on: 8 Gbit/s and 4 us per direction; off, the default: 0 and 0)
@@ -29,7 +30,7 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: tbsimctl init | destroy | show | reclaim | counters | held\n"
-            "       tbsimctl fault <cable-id> [drop=P] [corrupt=P] [delay_us=N] "
+            "       tbsimctl fault <cable-id> [drop=P] [drop_min=B] [corrupt=P] [delay_us=N] "
             "[seed=N]\n"
             "       tbsimctl link <cable-id>|all [on|off] [rate_gbps=G] [latency_us=U] "
             "[interleave=0|1]\n"
@@ -81,6 +82,8 @@ static int fault_one(struct tbsim_fault *f, const char *kv)
         atomic_store(&f->corrupt_ppm, ppm);
     } else if (0 == strncmp(kv, "delay_us=", 9) && 0 == parse_u64(kv + 9, &v) && v <= UINT32_MAX) {
         atomic_store(&f->delay_us, (uint32_t) v);
+    } else if (0 == strncmp(kv, "drop_min=", 9) && 0 == parse_u64(kv + 9, &v) && v <= UINT32_MAX) {
+        atomic_store(&f->drop_min, (uint32_t) v);
     } else if (0 == strncmp(kv, "seed=", 5) && 0 == parse_u64(kv + 5, &v)) {
         atomic_store(&f->seed, v);
     } else {
@@ -372,10 +375,11 @@ static int cmd_show(void)
     for (uint32_t c = 0; c < fab->ncables; c++) {
         struct tbsim_cable *cb = &fab->cables[c];
 
-        printf("cable %s %s:%s <-> %s:%s drop=%.6f corrupt=%.6f delay_us=%u seed=%llu "
+        printf("cable %s %s:%s <-> %s:%s drop=%.6f drop_min=%u corrupt=%.6f delay_us=%u seed=%llu "
                "rate_gbps=%.3f latency_us=%.3f interleave=%u\n",
                cb->id, fab->hosts[cb->host[0]].name, cb->ifname[0], fab->hosts[cb->host[1]].name,
                cb->ifname[1], atomic_load(&cb->fault.drop_ppm) / (double) TBSIM_PPM,
+               atomic_load(&cb->fault.drop_min),
                atomic_load(&cb->fault.corrupt_ppm) / (double) TBSIM_PPM,
                atomic_load(&cb->fault.delay_us), (unsigned long long) atomic_load(&cb->fault.seed),
                atomic_load(&cb->model.rate_bps) / 1e9, atomic_load(&cb->model.latency_ns) / 1e3,

@@ -167,6 +167,7 @@ static void fault_latch(struct tbsim_fault *to, struct tbsim_fault *from)
     atomic_store(&to->drop_ppm, atomic_load(&from->drop_ppm));
     atomic_store(&to->corrupt_ppm, atomic_load(&from->corrupt_ppm));
     atomic_store(&to->delay_us, atomic_load(&from->delay_us));
+    atomic_store(&to->drop_min, atomic_load(&from->drop_min));
     atomic_store(&to->seed, atomic_load(&from->seed));
 }
 
@@ -325,7 +326,8 @@ static enum send_step send_one(struct tbsim_context *ctx, struct tbsim_qp *qp, s
     deliver_ns = deliver_at(ctx, qp, f, wr, &qp->peer->desc[claim % TBSIM_RING], now);
     r = mix64(atomic_load_explicit(&f->seed, memory_order_relaxed) ^ (qp->sq_sent << 1)
               ^ ((uint64_t) qp->dev << 56) ^ (TBSIM_MUTANT(DROP_UNSEEDED) ? now : 0));
-    if ((r % TBSIM_PPM) < atomic_load_explicit(&f->drop_ppm, memory_order_relaxed)) {
+    if ((r % TBSIM_PPM) < atomic_load_explicit(&f->drop_ppm, memory_order_relaxed)
+        && wr->len >= atomic_load_explicit(&f->drop_min, memory_order_relaxed)) {
         count(&ctx->fab->devs[qp->dev].cnt.lost, 1);
         wr->dropped = 1;
         return SEND_LEFT; /* dropped on the wire: the credit stays for the next send */

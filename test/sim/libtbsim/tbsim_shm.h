@@ -20,7 +20,7 @@
 
 #define TBSIM_MAGIC       0x544253494d464231ull /* "TBSIMFB1" */
 #define TBSIM_RXQ_MAGIC   0x544253494d525831ull /* "TBSIMRX1" */
-#define TBSIM_VERSION     5
+#define TBSIM_VERSION     6
 #define TBSIM_DIR_DEFAULT "/run/tbsim"
 #define TBSIM_SHM_DEFAULT "/dev/shm"
 
@@ -61,6 +61,7 @@ struct tbsim_fault {
     _Atomic uint32_t drop_ppm;
     _Atomic uint32_t corrupt_ppm;
     _Atomic uint32_t delay_us;
+    _Atomic uint32_t drop_min; /* drop only messages of at least this many bytes (0: any) */
     _Atomic uint64_t seed;
 };
 

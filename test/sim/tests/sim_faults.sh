@@ -3,7 +3,7 @@
 # the sender: drops lose messages with no error completion on either side (the send completes
 # with success: UC has no acks), deterministically for a given seed (the same messages, by
 # sequence number, are lost again; another seed loses others); a drop rate changed while a
-# job runs takes effect at once; corruption delivers changed bytes with a success status; an
+# job runs takes effect at once; drop_min limits drops to messages of at least that size; corruption delivers changed bytes with a success status; an
 # added delay holds each delivery back (a round trip can never be shorter than twice the delay:
 # a bound the simulator guarantees, not a timing measurement).
 set -uo pipefail
@@ -56,6 +56,16 @@ sim_stream_resume
 expect "client exit status" 0 "$SIM_CLI_RC"
 check_grep "all 200 sends complete with success" "$cli" 'send completions 200 success 0 error'
 expect "exactly the 100 messages sent before the change arrived" 100 "$(received)"
+
+echo "== drop=1 drop_min=8192: only messages of at least 8192 bytes are lost"
+"$TBCLUSTER" fault c1 drop=1 drop_min=8192
+sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 4096 -n 100"
+expect "4096-byte messages all arrive" 100 "$(received)"
+sim_pair mac-b mac-a uc_pingpong "" "-m stream -s 8192 -n 100"
+check_grep "8192-byte messages: every send completes with success" "$cli" \
+    'sent 100, send completions 100 success 0 error'
+expect "8192-byte messages: none arrives" 0 "$(received)"
+"$TBCLUSTER" fault c1 drop=0 drop_min=0
 
 echo "== corrupt=1: every payload is changed, every status is success"
 "$TBCLUSTER" fault c1 drop=0 corrupt=1
