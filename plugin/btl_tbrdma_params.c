@@ -168,8 +168,10 @@ static params_int_t *params_int_table(size_t *n_p)
                               "Milliseconds of silence after which a peer is declared lost "
                               "(its process died, its Mac went away, the cable was pulled): "
                               "the job then ends with a message naming the peer and the cable. "
-                              "Peers are probed after a quarter of it. Range 100..3600000, "
-                              "default 5000"};
+                              "Peers are probed after a tenth of it; a process stalled for "
+                              "less than 80 % of it is never declared lost, and frames left "
+                              "unacknowledged for all of it end the job too. Range "
+                              "100..3600000, default 5000"};
     table[7] = (params_int_t){"retransmit_timeout_us",
                               &c->rto_us,
                               4000,

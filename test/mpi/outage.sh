@@ -12,6 +12,8 @@
 #          chunks: drop_min=8192) from then on, while 1-frame messages still pass both ways, so
 #          the peer keeps answering probes: the job must end within 15 s all the same, with the
 #          message naming the bulk channel that no longer carries data
+#   start  the cable loses everything from before the job starts: the connection handshake
+#          gives up after the peer timeout, and the job ends within 30 s naming the cable
 # Never a hang: each job has its own bound (MT_TIMEOUT, and tb_outage's own), and a job still
 # running at its bound fails the test. Afterwards nothing is held in the simulator.
 set -uo pipefail
@@ -167,8 +169,34 @@ starve()
     "$TBSIMCTL" reclaim >/dev/null
 }
 
+# start: a cable silent from the start: the handshake's wait is bounded by the peer timeout.
+start()
+{
+    local stop=$STOP_DIR/start t0 secs
+    rm -f "$stop"
+    "$TBSIMCTL" fault "$cable" drop=1 >/dev/null || fatal "tbsimctl fault $cable drop=1 failed"
+    t0=$(date +%s.%N)
+    MT_OUT=$TC_TMP/start.out
+    mt_launch_btl "$np" "$slots" "$MT_BIN/tb_outage" "$stop" 20 >"$MT_OUT" 2>&1 &
+    MT_JOB_PID=$!
+    await_job start 45
+    "$TBSIMCTL" fault "$cable" drop=0 >/dev/null
+    [ -n "$JOB_RC" ] || return
+    secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+    check "start: mpirun ended with exit $JOB_RC (non-zero) after ${secs} s (limit 30 s)" \
+        awk -v s="$secs" -v r="$JOB_RC" 'BEGIN {exit !(r != 0 && s <= 30)}'
+    if ! check_grep "start: the message names the cable and the unanswered handshake" "$MT_OUT" \
+        'over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en.*no answer within [0-9]+ ms .* to the connection handshake'; then
+        grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
+    fi
+    sleep 1
+    "$TBSIMCTL" reclaim >/dev/null
+}
+
 short
 mt_nothing_held "after the short outages"
+start
+mt_nothing_held "after the silent start (dead processes' slots reclaimed)"
 starve
 mt_nothing_held "after the large messages starved (dead processes' slots reclaimed)"
 long

@@ -119,6 +119,15 @@ tbvm_mpi_tbrdma_check()
     grep -h '^tbrdma stats: ' "$2" | sed "s/^/vm: $1: /"
 }
 
+# tbvm_mpi_tbrdma_args: mpirun's arguments for tbrdma alone between VMs (no argument has a space).
+tbvm_mpi_tbrdma_args()
+{
+    echo "--mca pml ob1 --mca btl self,tbrdma --mca btl_tbrdma_stats 1" \
+        "--mca btl_tbrdma_stats_interval_s 20 --mca osc pt2pt" \
+        "--mca mca_base_component_path SYS_DEFAULT:$(tbvm_project_build)/plugin/.libs" \
+        "--mca mca_base_component_show_load_errors 1"
+}
+
 # tbvm_mpi_tbrdma "PROGRAM ARGS"...: the programs over pml ob1 with btl self,tbrdma only (the
 # plugin from the project's build, osc pt2pt for one-sided), so nothing else can carry the
 # traffic between VMs; exits 77 if the plugin or a program is not built. Returns 0 if all passed.
@@ -133,10 +142,8 @@ tbvm_mpi_tbrdma()
         exit 77
     fi
     tbvm_mpi_require_programs "$@"
-    tbvm_mpi_suite tbrdma tbvm_mpi_tbrdma_check "$@" -- --mca pml ob1 --mca btl self,tbrdma \
-        --mca btl_tbrdma_stats 1 --mca btl_tbrdma_stats_interval_s 20 --mca osc pt2pt \
-        --mca mca_base_component_path "SYS_DEFAULT:$libs" \
-        --mca mca_base_component_show_load_errors 1
+    # shellcheck disable=SC2046 # one word per argument
+    tbvm_mpi_suite tbrdma tbvm_mpi_tbrdma_check "$@" -- $(tbvm_mpi_tbrdma_args)
     [ "$TBVM_FAILS" = 0 ]
 }
 
