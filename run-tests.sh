@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ./run-tests.sh: installs what tbrdma needs, builds it, and runs every test:
-#   unit        CUnit tests of the pure logic (make check)
+#   unit        CUnit tests of the pure logic (make check); the macOS branches compiled for macOS
+#               against stand-in headers (test/macos-sdk)
 #   sanitize    the unit tests under ASan+UBSan, and each libFuzzer target for 20 s
 #   ompi-4.1    the plugin in Debian 12's Open MPI 4.1.4 (ompi_info, mpirun, version guard)
 #   ompi-5.0    the same in Open MPI 5.0.7 from a Debian 13 chroot
@@ -265,6 +266,7 @@ fi
 if stage_wanted unit; then
     echo "== unit"
     run_unit
+    run_test unit macos-syntax 120 test/macos-sdk/check.sh
 fi
 if stage_wanted sanitize; then
     echo "== sanitize (AddressSanitizer and UndefinedBehaviorSanitizer, libFuzzer)"

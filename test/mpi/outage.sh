@@ -12,6 +12,9 @@
 #          chunks: drop_min=8192) from then on, while 1-frame messages still pass both ways, so
 #          the peer keeps answering probes: the job must end within 15 s all the same, with the
 #          message naming the bulk channel that no longer carries data
+#   repro  (one rank per Mac) issue 24's reproduction: 1 MiB messages one way, each answered
+#          with 1 byte, and eight outages of 0.4 s, 1.5 s apart (it hung in 5 of 6 trials): the
+#          job must go on after each and end when told to, every byte right
 #   start  the cable loses everything from before the job starts: the connection handshake
 #          gives up after the peer timeout, and the job ends within 30 s naming the cable
 # Never a hang: each job has its own bound (MT_TIMEOUT, and tb_outage's own), and a job still
@@ -88,16 +91,23 @@ await_job()
     MT_JOB_PID=
 }
 
-# short: every outage shorter than the peer timeout is survived.
+# short [repro]: every outage shorter than the peer timeout is survived (repro: issue 24's
+# reproduction, eight outages of 0.4 s under 1 MiB messages answered with 1 byte).
 short()
 {
-    local stop=$STOP_DIR/short before after d try rounds done_rounds
+    local name=${1:-short} stop=$STOP_DIR/${1:-short} before after d try rounds done_rounds
+    local outages=$OUTAGES args=()
+    if [ -n "${1:-}" ]; then
+        outages="0.4 0.4 0.4 0.4 0.4 0.4 0.4 0.4"
+        args=(1 repro)
+    fi
     rm -f "$stop"
-    mt_job_start short "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 || return
+    mt_job_start "$name" "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 "${args[@]}" \
+        || return
     sleep 1
     # An outage counts once it met frames in flight (a short one on a loaded machine may fall
     # between two rounds): up to 5 tries, 1.5 s apart.
-    for d in $OUTAGES; do
+    for d in $outages; do
         for try in 1 2 3 4 5; do
             before=$(lost_now)
             outage "$d"
@@ -105,19 +115,19 @@ short()
             sleep 1.5
             [ "$after" -gt "$before" ] && break
         done
-        check "short: a ${d} s outage lost frames in flight ($((after - before)), try $try)" \
+        check "$name: a ${d} s outage lost frames in flight ($((after - before)), try $try)" \
             test "$after" -gt "$before"
     done
     rounds=$(sed -n 's/^tbtest outage: round \([0-9]*\)$/\1/p' "$MT_OUT" | tail -1)
     touch "$stop"
-    await_job short 30 || return
-    check "short: mpirun exit status 0" test "$JOB_RC" -eq 0 \
+    await_job "$name" 30 || return
+    check "$name: mpirun exit status 0" test "$JOB_RC" -eq 0 \
         || grep -E "FAIL|tbrdma|rror|abort" "$MT_OUT" | head -20 | sed 's/^/    | /'
-    expect "short: every rank's verdict" "$np" "$(grep -c "^tbtest outage: rank [0-9]* of $np OK" "$MT_OUT")"
+    expect "$name: every rank's verdict" "$np" "$(grep -c "^tbtest outage: rank [0-9]* of $np OK" "$MT_OUT")"
     done_rounds=$(sed -n 's/^tbtest outage: \([0-9]*\) rounds in .*/\1/p' "$MT_OUT")
-    check "short: the job went on after the last outage (round ${rounds:-none} then, ${done_rounds:-no} rounds in all)" \
+    check "$name: the job went on after the last outage (round ${rounds:-none} then, ${done_rounds:-no} rounds in all)" \
         test "${done_rounds:-0}" -gt "${rounds:-0}"
-    mt_frames_back short "$np" && pass "short: every rank ran tbrdma and got every frame back"
+    mt_frames_back "$name" "$np" && pass "$name: every rank ran tbrdma and got every frame back"
     echo "    | $(mt_stat timeouts) retransmission timeouts, $(mt_stat retransmitted) frames retransmitted," \
         "$(mt_stat "credit probes") credit probes"
 }
@@ -195,6 +205,10 @@ start()
 
 short
 mt_nothing_held "after the short outages"
+if [ "$slots" = 1 ]; then
+    short repro
+    mt_nothing_held "after the reproduction"
+fi
 start
 mt_nothing_held "after the silent start (dead processes' slots reclaimed)"
 starve

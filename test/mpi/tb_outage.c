@@ -12,10 +12,12 @@
  * first round, and "tbtest outage: round N" every 20 rounds; it stops when the file named by the
  * first argument exists (checked every round, the decision broadcast), so the driver chooses when
  * the job ends, after its last outage, and every rank runs the same rounds.
- * Usage: tb_outage STOP-FILE [max-seconds [divisor]] (default 120 s: a job that does not stop
- * is a failure of its own; every size divided by divisor, default 1, for slow stand-ins such as
- * the VM tier's Soft-RoCE under qemu). With an odd number of ranks the last one has no partner
- * and takes part in the collective only.
+ * Usage: tb_outage STOP-FILE [max-seconds [divisor [repro]]] (default 120 s: a job that does not
+ * stop is a failure of its own; every size divided by divisor, default 1, for slow stand-ins
+ * such as the VM tier's Soft-RoCE under qemu). With an odd number of ranks the last one has no
+ * partner and takes part in the collective only. "repro" runs issue 24's reproduction instead of
+ * the classes: each even rank sends 1 MiB to its partner, which answers with 1 byte, every byte
+ * checked.
  */
 #include "tb_common.h"
 
@@ -68,6 +70,26 @@ static void out_exchange(unsigned char **sbuf, unsigned char **rbuf, int partner
     }
 }
 
+/* Issue 24's reproduction: 1 MiB one way, answered with 1 byte. */
+static void out_repro(unsigned char *big, unsigned char *one, int partner, int round)
+{
+    char what[96];
+
+    snprintf(what, sizeof(what), "round %d: 1 MiB from rank %d", round, partner);
+    if (0 == tb_rank % 2) {
+        tb_fill(big, 1 << 20, out_seed(round, tb_rank, 9));
+        MPI_Send(big, 1 << 20, MPI_BYTE, partner, 9, MPI_COMM_WORLD);
+        MPI_Recv(one, 1, MPI_BYTE, partner, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        tb_check(one[0] == (unsigned char) round, "round %d: the answer is %u", round, one[0]);
+        return;
+    }
+    memset(big, 0, 1 << 20);
+    MPI_Recv(big, 1 << 20, MPI_BYTE, partner, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    tb_verify(big, 1 << 20, out_seed(round, partner, 9), what);
+    one[0] = (unsigned char) round;
+    MPI_Send(one, 1, MPI_BYTE, partner, 10, MPI_COMM_WORLD);
+}
+
 /* The collective: element i of rank r is r + i + round; the sum is known in closed form. */
 static void out_allreduce(double *in, double *out, int round)
 {
@@ -90,6 +112,7 @@ int main(int argc, char **argv)
     const char *stop = (argc > 1) ? argv[1] : "/nonexistent";
     double limit = (argc > 2) ? atof(argv[2]) : 120.0, start;
     int div = (argc > 3) ? atoi(argv[3]) : 1;
+    int repro = (argc > 4) && 0 == strcmp(argv[4], "repro");
     unsigned char *sbuf[OUT_CLASSES], *rbuf[OUT_CLASSES];
     double *rin, *rout;
     int round = 0, more = 1, partner;
@@ -108,10 +131,12 @@ int main(int argc, char **argv)
     rout = tb_malloc((size_t) out_reduce * sizeof(double));
     start = out_now();
     while (more) {
-        if (0 <= partner) {
+        if (0 <= partner && repro) {
+            out_repro(sbuf[OUT_CLASSES - 1], rbuf[0], partner, round);
+        } else if (0 <= partner) {
             out_exchange(sbuf, rbuf, partner, round);
+            out_allreduce(rin, rout, round);
         }
-        out_allreduce(rin, rout, round);
         if (0 == tb_rank) {
             if (0 == round || 0 == round % 20) {
                 printf(0 == round ? "tbtest outage: running\n" : "tbtest outage: round %d\n",
