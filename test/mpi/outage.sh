@@ -16,7 +16,8 @@
 #          with 1 byte, and eight outages of 0.4 s, 1.5 s apart (it hung in 5 of 6 trials): the
 #          job must go on after each and end when told to, every byte right
 #   start  the cable loses everything from before the job starts: the connection handshake
-#          gives up after the peer timeout, and the job ends within 30 s naming the cable
+#          gives up after the peer timeout (its own limit, or liveness, whichever comes first),
+#          and the job ends within 30 s naming the cable
 # Never a hang: each job has its own bound (MT_TIMEOUT, and tb_outage's own), and a job still
 # running at its bound fails the test. Afterwards nothing is held in the simulator.
 set -uo pipefail
@@ -195,8 +196,9 @@ start()
     secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
     check "start: mpirun ended with exit $JOB_RC (non-zero) after ${secs} s (limit 30 s)" \
         awk -v s="$secs" -v r="$JOB_RC" 'BEGIN {exit !(r != 0 && s <= 30)}'
-    if ! check_grep "start: the message names the cable and the unanswered handshake" "$MT_OUT" \
-        'over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en.*no answer within [0-9]+ ms .* to the connection handshake'; then
+    # the handshake's own limit and the liveness rule both end it at the peer timeout: either says so
+    if ! check_grep "start: the message names the cable it could not connect over, and why" "$MT_OUT" \
+        'cannot connect to peer .* over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en.*(no answer within [0-9]+ ms .* to the connection handshake|no frame from it for [0-9.]+ s)'; then
         grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
     sleep 1
