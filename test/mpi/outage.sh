@@ -49,6 +49,18 @@ stop_job()
     "$TBSIMCTL" reclaim >/dev/null 2>&1
 }
 
+# ranks_gone NAME: every rank of the ended job exits within 15 s (mpirun's kills reach them
+# asynchronously); then the slots of the dead are reclaimed. A rank alive after that fails.
+ranks_gone()
+{
+    for _ in $(seq 150); do
+        pgrep -f "$MT_BIN/tb_outage" >/dev/null || break
+        sleep 0.1
+    done
+    check_not "$1: every rank exited within 15 s of the job's end" pgrep -f "$MT_BIN/tb_outage"
+    stop_job
+}
+
 cleanup()
 {
     stop_job
@@ -136,7 +148,7 @@ short()
 # long: an outage longer than the peer timeout ends the job with a named error.
 long()
 {
-    local stop=$STOP_DIR/long t0 secs
+    local name=long stop=$STOP_DIR/long t0 secs
     rm -f "$stop"
     mt_job_start long "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 || return
     sleep 1
@@ -152,15 +164,14 @@ long()
         'lost peer .* on host mac-[ab], over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en'; then
         grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
-    sleep 1 # the launcher's last kills
-    "$TBSIMCTL" reclaim >/dev/null
+    ranks_gone "$name"
 }
 
 # starve: large messages lost for good, small ones not: only the unacknowledged-frames watchdog
 # can end the wait (the peer is heard all along).
 starve()
 {
-    local stop=$STOP_DIR/starve t0 secs
+    local name=starve stop=$STOP_DIR/starve t0 secs
     rm -f "$stop"
     mt_job_start starve "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 || return
     sleep 1
@@ -176,14 +187,13 @@ starve()
         'lost peer .* on host mac-[ab], over the cable .*: its bulk channel acknowledged none of frames'; then
         grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
-    sleep 1
-    "$TBSIMCTL" reclaim >/dev/null
+    ranks_gone "$name"
 }
 
 # start: a cable silent from the start: the handshake's wait is bounded by the peer timeout.
 start()
 {
-    local stop=$STOP_DIR/start t0 secs
+    local name=start stop=$STOP_DIR/start t0 secs
     rm -f "$stop"
     "$TBSIMCTL" fault "$cable" drop=1 >/dev/null || fatal "tbsimctl fault $cable drop=1 failed"
     t0=$(date +%s.%N)
@@ -201,8 +211,7 @@ start()
         'cannot connect to peer .* over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en.*(no answer within [0-9]+ ms .* to the connection handshake|no frame from it for [0-9.]+ s)'; then
         grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
-    sleep 1
-    "$TBSIMCTL" reclaim >/dev/null
+    ranks_gone "$name"
 }
 
 short
