@@ -58,6 +58,9 @@ skipped=0
 failures=()
 skips=()
 start_all=$(date +%s)
+# Wall time and tests per stage, in the order the stages first ran (the summary's table).
+declare -A stage_secs=() stage_tests=()
+stage_order=()
 case "${CI:-}" in
 true | 1 | yes) ci=1 ;;
 *) ci=0 ;;
@@ -105,6 +108,14 @@ cpu_share()
     echo "cpu $(((b1 - $1) * 100 / ((t1 - $2) > 0 ? t1 - $2 : 1)))%"
 }
 
+# stage_add STAGE SECS [TESTS]: adds to the stage's wall time and test count (summary table).
+stage_add()
+{
+    [ -n "${stage_secs[$1]+x}" ] || stage_order+=("$1")
+    stage_secs[$1]=$((${stage_secs[$1]:-0} + $2))
+    stage_tests[$1]=$((${stage_tests[$1]:-0} + ${3:-1}))
+}
+
 # run_test STAGE NAME TIMEOUT CMD...: runs one test, records pass (0), skip (77) or fail.
 run_test()
 {
@@ -117,6 +128,7 @@ run_test()
     timeout --kill-after=20 "$limit" "$@" >"$log" 2>&1 </dev/null
     rc=$?
     local secs=$(($(date +%s) - t0))
+    stage_add "$stage" "$secs"
     cpu=$(cpu_share "$b0" "$j0")
     case $rc in
     0) passed=$((passed + 1)); printf '  PASS  %-40s %4ds  %s\n' "$stage/$name" "$secs" "$cpu" ;;
@@ -166,6 +178,9 @@ bg_start()
         passed=0 failed=0 skipped=0 failures=() skips=()
         "$2"
         echo "$passed $failed $skipped" >"$bg_dir/counts"
+        for st in "${stage_order[@]}"; do
+            echo "$st ${stage_secs[$st]} ${stage_tests[$st]}"
+        done >"$bg_dir/stages"
         [ "${#failures[@]}" = 0 ] || printf '%s\n' "${failures[@]}" >"$bg_dir/failures"
         [ "${#skips[@]}" = 0 ] || printf '%s\n' "${skips[@]}" >"$bg_dir/skips"
         date +%s >"$bg_dir/end"
@@ -192,6 +207,9 @@ bg_join()
         passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
     fi
     [ ! -f "$bg_dir/failures" ] || mapfile -t -O "${#failures[@]}" failures <"$bg_dir/failures"
+    while read -r st secs n; do
+        stage_add "$st (background)" "$secs" "$n"
+    done < <(cat "$bg_dir/stages" 2>/dev/null)
     [ ! -f "$bg_dir/skips" ] || mapfile -t -O "${#skips[@]}" skips <"$bg_dir/skips"
     bg_pid=""
 }
@@ -219,6 +237,7 @@ run_unit()
         f="${trs%.trs}.log"
         rc=$(sed -n 's/^:test-result: //p' "$trs" | head -1)
         cp "$f" "$logs/unit/$name.log"
+        stage_add unit 0
         case "$rc" in
         PASS) passed=$((passed + 1)); printf '  PASS  %-40s\n' "unit/$name" ;;
         SKIP) not_run "unit/$name" "$(grep -i 'skip' "$f" | tail -1)" "" ;;
@@ -235,12 +254,15 @@ run_unit()
 }
 
 echo "== setup: packages"
+t_setup=$(date +%s)
 if ! test/install-deps.sh; then
     echo "run-tests: could not install the packages tbrdma needs" >&2
     echo "tests: 0 passed, 1 failed, 0 skipped"
     exit 1
 fi
+stage_add setup $(($(date +%s) - t_setup)) 0
 echo "== build (Open MPI $(ompi_info --version 2>/dev/null | sed -n 's/.*v\([0-9.]*\).*/\1/p' | head -1))"
+t_build=$(date +%s)
 mkdir -p "$logs"
 if ! ./build.sh >"$logs/build.log" 2>&1; then
     echo "run-tests: the build failed; last lines of $logs/build.log:" >&2
@@ -249,6 +271,7 @@ if ! ./build.sh >"$logs/build.log" 2>&1; then
     exit 1
 fi
 echo "  built $(ls build/plugin/.libs/mca_btl_tbrdma.so)"
+stage_add build $(($(date +%s) - t_build)) 0
 
 # The Open MPI 5.0 chroot and its builds (about 10 minutes, mostly downloads, dpkg and Open MPI's
 # configure) need only the host's build; unit, sanitize, netif, sim, mutate and plugin-sim
@@ -265,7 +288,9 @@ if stage_wanted ompi-5.0; then
 fi
 if stage_wanted unit; then
     echo "== unit"
+    t_unit=$(date +%s)
     run_unit
+    stage_add unit $(($(date +%s) - t_unit)) 0
     run_test unit macos-syntax 120 test/macos-sdk/check.sh
 fi
 if stage_wanted sanitize; then
@@ -399,7 +424,18 @@ if stage_wanted self; then
     run_dir self test/self 600
 fi
 
-echo "== summary ($(($(date +%s) - start_all)) s)"
+total_secs=$(($(date +%s) - start_all))
+echo "== time per stage (wall seconds of its tests; the background lane overlapped the others)"
+printf '  %-28s %6s %6s\n' stage seconds tests
+for st in "${stage_order[@]}"; do
+    printf '  %-28s %6d %6d\n' "$st" "${stage_secs[$st]}" "${stage_tests[$st]}"
+done
+printf '  %-28s %6d\n' "whole run" "$total_secs"
+if [ "$total_secs" -gt 2400 ]; then
+    echo "  WARNING: this run took $total_secs s, over the 40 minutes (2400 s) a CI run must stay" \
+        "within (its hard limit is 90): see the table above"
+fi
+echo "== summary ($total_secs s)"
 for f in "${failures[@]+"${failures[@]}"}"; do
     echo "  failed: $f"
 done
