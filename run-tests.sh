@@ -7,7 +7,8 @@
 #   ompi-5.0    the same in Open MPI 5.0.7 from a Debian 13 chroot
 #   netif       interface discovery in network namespaces
 #   sim         the Thunderbolt fabric simulator and the simulated cluster of Macs
-#   mutate      each rule of the simulator broken on purpose (test/sim/mutate.sh): its test fails
+#   mutate      each rule of the simulator broken on purpose (test/sim/mutate.sh), and each rule of
+#               tbrdma's own protocol (test/mutate/plugin.sh): its test fails
 #   plugin-sim  tbrdma's discovery, diagnostics and mesh solver on simulated Macs
 #   mpi         MPI over tbrdma's data path on simulated Macs, Open MPI 4.1 and 5.0: the test
 #               programs, faults (loss, corruption, pulled cable, stopped and killed ranks,
@@ -35,7 +36,11 @@
 # ompi-5.0's chroot and builds run in the background (SCHED_IDLE) from the start, beside unit to
 # plugin-sim; their verdicts are printed before ompi-4.1, which needs them. Each test's line gives
 # its wall time and how busy the machine's cores were meanwhile (both lanes).
-# Options: --only STAGE[,STAGE...]  run only these stages; --skip STAGE[,...]  skip these.
+# Rotation (test/lib/rotation.sh): the mutants, the HPC code runs and the VM tier's MPI tests are
+# split into 3 slices; a run takes the slice of its commit (commit count mod 3), so every one of
+# them runs at least once in any 3 commits in a row; --full takes them all.
+# Options: --only STAGE[,STAGE...]  run only these stages; --skip STAGE[,...]  skip these;
+#          --full  every slice of the rotation.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")" && pwd)
@@ -46,12 +51,16 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --only) only="$2"; shift 2 ;;
     --skip) skip="$2"; shift 2 ;;
+    --full) export ROT_FULL=1; shift ;;
     -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
     *) echo "run-tests: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 
 logs=${TBRDMA_LOGS:-$top/build/test-logs}
+# shellcheck source=test/lib/rotation.sh
+. "$top/test/lib/rotation.sh"
+slice=$(rot_slice)
 passed=0
 failed=0
 skipped=0
@@ -309,10 +318,21 @@ if stage_wanted sim; then
     run_dir sim test/sim/tests 600
 fi
 if stage_wanted mutate; then
-    echo "== mutate (each simulator rule broken on purpose: its test must fail)"
+    mapfile -t sim_mutants < <(rot_items sim-mutants)
+    mapfile -t plugin_mutants < <(rot_items plugin-mutants)
+    mapfile -t sim_take < <(rot_group "$slice" sim-mutants)
+    mapfile -t plugin_take < <(rot_group "$slice" plugin-mutants)
+    echo "== mutate (each rule broken on purpose: its test must fail; slice $slice of the" \
+        "rotation: ${#sim_take[@]} of ${#sim_mutants[@]} simulator mutants," \
+        "${#plugin_take[@]} of ${#plugin_mutants[@]} plugin mutants, --full runs all)"
     run_test mutate table 60 test/sim/mutate.sh --table
-    for m in $(test/sim/mutate.sh --list); do
+    for m in "${sim_take[@]}"; do
         run_test mutate "$m" 300 test/sim/mutate.sh "$m"
+    done
+    run_test mutate plugin-table 60 test/mutate/plugin.sh --table
+    run_test mutate plugin-build 900 test/mutate/plugin.sh --build
+    for m in "${plugin_take[@]}"; do
+        run_test mutate "plugin-$m" 600 test/mutate/plugin.sh "$m"
     done
 fi
 if stage_wanted plugin-sim; then
@@ -377,10 +397,13 @@ if stage_wanted mpi; then
     run_test mpi memcheck-5.0 900 test/mpi/memcheck.sh 5.0
 fi
 if stage_wanted hpc; then
-    echo "== hpc (HPC codes over tbrdma, answers compared with tcp)"
+    mapfile -t hpc_runs < <(rot_items hpc)
+    mapfile -t hpc_take < <(rot_group "$slice" hpc)
+    echo "== hpc (HPC codes over tbrdma, answers compared with tcp; slice $slice of the rotation:" \
+        "${#hpc_take[@]} of ${#hpc_runs[@]} runs, --full runs all)"
     # 5.0 at 2 ranks per Mac runs by hand (test/mpi/hpc.sh 5.0 2): 135 s here, 571 s in one CI
     # run; 5.0's sm beside tbrdma is in suite-5.0-linklocal-2, the codes at 2 per Mac on 4.1.
-    for run in "4.1 1" "4.1 2" "5.0 1"; do
+    for run in "${hpc_take[@]}"; do
         # shellcheck disable=SC2086
         run_test hpc "hpc-${run/ /-}" 1800 test/mpi/hpc.sh $run
     done
@@ -401,14 +424,17 @@ if stage_wanted bench; then
 fi
 vm_log=""
 if stage_wanted vm; then
-    echo "== vm"
-    # Every guest test but the reference transport's (mpi_ucx_*: the same programs over pml ucx
-    # on the same rxe links, about 200 s under TCG, which test rxe and UCX, not tbrdma; run them
-    # by hand when a tbrdma test fails there: test/vm/run-tier.sh test/vm/tests/mpi_ucx_*.sh).
+    # Every guest test but the MPI ones every time; the MPI ones (tbrdma's, and pml ucx's
+    # reference runs of the same programs on the same rxe links) in rotation.
+    mapfile -t vm_mpi < <(rot_items vm-mpi)
+    mapfile -t vm_mpi_take < <(rot_group "$slice" vm-mpi)
+    echo "== vm (slice $slice of the rotation: ${#vm_mpi_take[@]} of ${#vm_mpi[@]} MPI tests," \
+        "--full runs all)"
     vm_tests=()
     for t in test/vm/tests/*.sh; do
-        [[ $t == */mpi_ucx_* ]] || vm_tests+=("$t")
+        [[ $t == */mpi_* ]] || vm_tests+=("$t")
     done
+    vm_tests+=("${vm_mpi_take[@]}")
     run_test vm run-tier 1800 test/vm/run-tier.sh "${vm_tests[@]}"
     grep -h '^vm tier' "$logs/vm/run-tier.log" 2>/dev/null | sed 's/^/  /'
     vm_log="$logs/vm/run-tier.log"

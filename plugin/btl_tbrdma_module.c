@@ -20,6 +20,7 @@
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_stripe.h"
 #include "btl_tbrdma_zcopy.h"
+#include "core/tbrdma_mutate.h"
 
 #include "opal/class/opal_bitmap.h"
 
@@ -562,7 +563,7 @@ static int module_finalize(struct mca_btl_base_module_t *btl)
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
 
     module->finalizing = true; /* Open MPI closed the PML before the BTLs: no callback */
-    if (module->verbs_live) {
+    if (module->verbs_live && !TBRDMA_MUTANT(RELEASE_SKIPPED)) {
         module_drain(module);
     }
     mca_btl_tbrdma_liveness_stop(module);

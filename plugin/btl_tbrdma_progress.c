@@ -17,6 +17,7 @@
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_zcopy.h"
+#include "core/tbrdma_mutate.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -225,7 +226,8 @@ static void progress_unacked(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_end
     uint64_t waited = tbrdma_rel_tx_unacked_for(&ch->tx, now);
     char why[320];
 
-    if (waited < module->peer_timeout_ns || TBRDMA_EP_CONNECTED != ep->state) {
+    if (waited < module->peer_timeout_ns || TBRDMA_EP_CONNECTED != ep->state
+        || TBRDMA_MUTANT(WATCHDOG_OFF)) {
         return;
     }
     snprintf(why, sizeof(why),
@@ -306,6 +308,11 @@ int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t no
     module->clock_ns = now;
     module->in_progress++;
     module->async_pass = async;
+    if (!async && TBRDMA_MUTANT(HELD_BEFORE_CALLBACKS)) {
+        for (int i = 0; i < module->neps; i++) {
+            n += mca_btl_tbrdma_deliver_held(module, module->eps[i]);
+        }
+    }
     if (!async) {
         mca_btl_tbrdma_frag_undefer(module);
         n += mca_btl_tbrdma_run_callbacks(module);
@@ -385,7 +392,8 @@ static void *progress_liveness_main(void *arg)
         if (!mca_btl_tbrdma_token_try(module)) {
             continue;
         }
-        if (module->verbs_live && 0 == module->in_progress) {
+        if (module->verbs_live && 0 == module->in_progress
+            && !TBRDMA_MUTANT(LIVENESS_THREAD_IDLE)) {
             mca_btl_tbrdma_pass(module, true, mca_btl_tbrdma_now());
         }
         mca_btl_tbrdma_token_release(module);

@@ -16,6 +16,7 @@
  */
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_zcopy.h"
+#include "core/tbrdma_mutate.h"
 
 #include "opal/mca/rcache/base/base.h"
 #include "opal/memoryhooks/memory.h"
@@ -73,7 +74,8 @@ static int rcache_reg_mem(void *reg_data, void *base, size_t size,
     pthread_mutex_lock(&rc->lock);
     if (rc->released) {
         ret = OPAL_ERR_UNREACH;
-    } else if (rc->nregs >= mca_btl_tbrdma_component.zcopy_max_regs) {
+    } else if (rc->nregs >= mca_btl_tbrdma_component.zcopy_max_regs
+               && !TBRDMA_MUTANT(ZC_REGS_UNLIMITED)) {
         rc->stats.over_budget++;
     } else if (0 != tbrdma_verbs_mr_reg(dev->vdev, base, size, &r->mr, err, sizeof(err))) {
         rc->stats.failed++;
@@ -115,7 +117,7 @@ static int rcache_hooks_active(void)
 {
     int need = OPAL_MEMORY_FREE_SUPPORT | OPAL_MEMORY_MUNMAP_SUPPORT;
 
-    return need == (opal_mem_hooks_support_level() & need);
+    return need == (opal_mem_hooks_support_level() & need) || TBRDMA_MUTANT(ZC_HOOKS_IGNORED);
 }
 
 int mca_btl_tbrdma_rcache_init(mca_btl_tbrdma_device_t *dev)

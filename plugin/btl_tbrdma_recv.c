@@ -26,6 +26,7 @@
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_zcopy.h"
+#include "core/tbrdma_mutate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,11 +273,34 @@ static bool recv_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
     return true;
 }
 
+#ifdef TBRDMA_DEBUG
+/* 1 when a callback of a send to peer (a primary endpoint) waits in the module's queue. */
+static int recv_cb_queued(const mca_btl_tbrdma_module_t *module,
+                          const mca_btl_tbrdma_endpoint_t *peer)
+{
+    for (const mca_btl_tbrdma_frag_t *f = module->cb_head; NULL != f; f = f->cb_next) {
+        if (f->ep->primary == peer) {
+            return 1;
+        }
+    }
+    return 0;
+}
+#endif
+
 /* Hands one in-order data frame (or the train it ends) to ob1's callback for its tag. */
 static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                          mca_btl_tbrdma_frag_t *frag)
 {
     mca_btl_base_segment_t seg;
+
+    TBRDMA_ASSERT(0 == ep->primary->acked_waiting,
+                  "causal order: no frame of a peer is delivered while a send to it waits for "
+                  "its completion");
+#ifdef TBRDMA_DEBUG
+    TBRDMA_ASSERT(!recv_cb_queued(module, ep->primary),
+                  "causal order: no frame of a peer is delivered before the queued callbacks of "
+                  "sends to it");
+#endif
 
     module->stats.rx_data++;
     module->stats.rx_bytes += frag->len;
@@ -349,7 +373,8 @@ static void recv_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t
         frag->tag = h->tag;
         frag->len = h->len;
         frag->flags |= (h->flags & TBRDMA_HF_MORE) ? TBRDMA_FF_MORE : 0;
-        if (module->async_pass || NULL != ch->held_head || 0 < ep->primary->acked_waiting) {
+        if (module->async_pass || NULL != ch->held_head
+            || (0 < ep->primary->acked_waiting && !TBRDMA_MUTANT(CAUSAL_HOLD_SKIPPED))) {
             module->stats.held_other +=
                 (!module->async_pass && NULL == ch->held_head && 0 == ep->primary->acked_waiting);
             recv_hold(module, ch, frag);
@@ -374,8 +399,10 @@ static tbrdma_frame_verdict_t recv_check(const mca_btl_tbrdma_endpoint_t *ep,
                                          const mca_btl_tbrdma_frag_t *frag, const tbrdma_vwc_t *wc,
                                          tbrdma_hdr_t *h)
 {
-    if (tbrdma_wire_frames(wc->byte_len) != ep->chan[frag->chan].frames) {
-        return TBRDMA_FRAME_BAD_LEN; /* not this channel's frame count */
+    tbrdma_frame_verdict_t v = tbrdma_wire_check_frames(wc->byte_len, ep->chan[frag->chan].frames);
+
+    if (TBRDMA_FRAME_OK != v) {
+        return v; /* not this channel's frame count */
     }
     return tbrdma_wire_check(frag->buf, wc->byte_len, frag->chan, ep->conn_local, ep->csum, h);
 }

@@ -13,6 +13,7 @@
  */
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "core/tbrdma_mutate.h"
 
 #include "opal/datatype/opal_convertor.h"
 
@@ -80,7 +81,9 @@ static int send_post(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
 static int send_post_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                           mca_btl_tbrdma_chan_t *ch, mca_btl_tbrdma_frag_t *frag)
 {
-    uint32_t post_len = tbrdma_wire_post_len(TBRDMA_HDR_BYTES + frag->len, ch->frames);
+    uint32_t post_len = TBRDMA_MUTANT(BULK_UNPADDED)
+                            ? TBRDMA_HDR_BYTES + frag->len
+                            : tbrdma_wire_post_len(TBRDMA_HDR_BYTES + frag->len, ch->frames);
     tbrdma_hdr_t h;
 
     send_header(ep, &h, TBRDMA_MSG_DATA, frag->chan);
@@ -276,7 +279,8 @@ void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
         return;
     }
     ep->rx_pass = 0;
-    force = mca_btl_tbrdma_elapsed(now, ep->owed_since) >= module->force_ns;
+    force = mca_btl_tbrdma_elapsed(now, ep->owed_since) >= module->force_ns
+            && !TBRDMA_MUTANT(FLUSH_NEVER_FORCES);
     mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, force);
 }
 
@@ -333,7 +337,9 @@ static bool send_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_
         p->tag = msg->tag;
         p->len = (msg->len - off < piece) ? msg->len - off : piece;
         memcpy(p->buf + TBRDMA_HDR_BYTES, msg->buf + TBRDMA_HDR_BYTES + off, p->len);
-        p->flags = (i + 1 < n) ? TBRDMA_FF_MORE : (msg->flags & TBRDMA_FF_CB);
+        p->flags = (i + 1 < n && !(TBRDMA_MUTANT(TRAIN_SPLIT) && i + 2 == n))
+                       ? TBRDMA_FF_MORE
+                       : (msg->flags & TBRDMA_FF_CB);
         p->train = (i + 1 < n) ? NULL : msg;
         mca_btl_tbrdma_ep_enqueue(ep, p);
     }
@@ -472,7 +478,9 @@ int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
      * too: one release too many, and under MPI_THREAD_MULTIPLE another thread's alloc could
      * take the frame between the two).
      */
-    frag->base.des_flags &= ~MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
+    if (!TBRDMA_MUTANT(SENDI_DOUBLE_RELEASE)) {
+        frag->base.des_flags &= ~MCA_BTL_DES_FLAGS_BTL_OWNERSHIP;
+    }
     mca_btl_tbrdma_submit_drain(module);
     send_start(module, endpoint, frag);
     mca_btl_tbrdma_token_release(module);

@@ -14,6 +14,7 @@
  */
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "core/tbrdma_mutate.h"
 
 #include <sched.h>
 #include <signal.h>
@@ -67,8 +68,9 @@ static int signal_is_default(int sig)
 {
     struct sigaction now;
 
-    return 0 == sigaction(sig, NULL, &now) && 0 == (now.sa_flags & SA_SIGINFO)
-           && SIG_DFL == now.sa_handler;
+    return TBRDMA_MUTANT(SIGNAL_ANY_DISPOSITION)
+           || (0 == sigaction(sig, NULL, &now) && 0 == (now.sa_flags & SA_SIGINFO)
+               && SIG_DFL == now.sa_handler);
 }
 
 void mca_btl_tbrdma_signal_install(void)

@@ -15,6 +15,7 @@
 #include "btl_tbrdma_zcopy.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "core/tbrdma_mutate.h"
 
 #include "core/tbrdma_budget.h"
 
@@ -53,7 +54,7 @@ void mca_btl_tbrdma_zc_plan(mca_btl_tbrdma_module_t *module, const mca_btl_tbrdm
         int known = 0 <= own && 0 <= peer, striped = known && zc_striped(job, own, peer);
 
         ep->zc_planned = mca_btl_tbrdma_component.zcopy && ep->primary == ep && known && !striped
-                         && zc_fits(a, b);
+                         && (zc_fits(a, b) || TBRDMA_MUTANT(ZC_BUDGET_IGNORED));
         if (!mca_btl_tbrdma_component.zcopy || ep->zc_planned || ep->primary != ep) {
             continue;
         }
@@ -350,7 +351,8 @@ void mca_btl_tbrdma_zc_recv(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     }
     if (TBRDMA_ZC_HELLO == m.type) {
         zc_on_hello(module, ep, &m);
-    } else if (m.epoch != zc->epoch || TBRDMA_ZC_QP_READY != zc->state) {
+    } else if ((m.epoch != zc->epoch && !TBRDMA_MUTANT(ZC_DONE_ANY_EPOCH))
+               || TBRDMA_ZC_QP_READY != zc->state) {
         return; /* of an epoch that is over */
     } else if (TBRDMA_ZC_GRANT == m.type) {
         mca_btl_tbrdma_zc_send_grant(module, ep, &m);

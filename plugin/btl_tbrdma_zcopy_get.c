@@ -15,6 +15,7 @@
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_zcopy.h"
+#include "core/tbrdma_mutate.h"
 
 #include "core/tbrdma_crc32c.h"
 
@@ -104,7 +105,8 @@ void mca_btl_tbrdma_zc_get_recv(mca_btl_tbrdma_endpoint_t *ep, uint32_t slot, ui
 {
     mca_btl_tbrdma_zc_chunk_t *c = &ep->zc->chunk[slot % TBRDMA_ZC_WINDOW_MAX];
 
-    if (NULL == c->op || c->gen != gen || c->st.recv_done) {
+    if (NULL == c->op || (c->gen != gen && !TBRDMA_MUTANT(ZC_COMPLETION_ANY_GEN))
+        || c->st.recv_done) {
         return; /* a receive of a queue pair an epoch change destroyed */
     }
     c->st.recv_done = 1;
@@ -188,7 +190,8 @@ static int get_judge(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME,
                        "zero-copy chunk %u (%u bytes) from %s: %s; new epoch %u", c->gen, c->st.len,
                        ep->peer_host, tbrdma_zc_reason_name(why), zc->epoch + 1);
-        if (TBRDMA_ZC_REFUSED == v || ++c->op->retries > TBRDMA_ZC_RETRIES) {
+        if (TBRDMA_ZC_REFUSED == v
+            || ++c->op->retries > (TBRDMA_MUTANT(ZC_RETRIES_1000) ? 1000 : TBRDMA_ZC_RETRIES)) {
             c->op->status = OPAL_ERROR; /* ob1 copies it */
         }
         mca_btl_tbrdma_zc_resync(module, ep);

@@ -2,12 +2,16 @@
  * Queue pair budget arithmetic and its start-up message (see tbrdma_budget.h).
  */
 #include "tbrdma_budget.h"
+#include "tbrdma_mutate.h"
 
 #include <errno.h>
 #include <stdio.h>
 
 int tbrdma_budget_needed(const tbrdma_budget_use_t *u)
 {
+    if (TBRDMA_MUTANT(QP_BUDGET_PER_PROCESS)) {
+        return u->peer_ranks * u->qps_per_pair; /* this process's own queue pairs only */
+    }
     return u->local_ranks * u->peer_ranks * u->qps_per_pair;
 }
 

@@ -5,6 +5,7 @@
  * Pure libc; no verbs, no Open MPI.
  */
 #include "tbrdma_gid.h"
+#include "tbrdma_mutate.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -79,6 +80,9 @@ int tbrdma_gid_find_ipv4_mapped(const tbrdma_gid_t *table, int n, uint32_t ipv4)
 {
     int i;
 
+    if (TBRDMA_MUTANT(GID_INDEX_1)) {
+        return (n > 1) ? 1 : -1;
+    }
     for (i = 0; i < n; i++) {
         if (!tbrdma_gid_is_ipv4_mapped(&table[i])) {
             continue;

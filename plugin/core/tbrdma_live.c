@@ -2,6 +2,7 @@
  * tbrdma peer liveness (see tbrdma_live.h for the rules).
  */
 #include "tbrdma_live.h"
+#include "tbrdma_mutate.h"
 
 void tbrdma_live_cfg_init(tbrdma_live_cfg_t *cfg, uint64_t timeout_ns, uint64_t tick_ns)
 {
@@ -30,7 +31,7 @@ uint64_t tbrdma_live_stall(uint64_t *last_pass, uint64_t now, const tbrdma_live_
     }
     gap = (0 != *last_pass) ? now - *last_pass : 0;
     *last_pass = now;
-    return (gap > cfg->tick_ns) ? gap - cfg->tick_ns : 0;
+    return (gap > cfg->tick_ns && !TBRDMA_MUTANT(STALL_UNFORGIVEN)) ? gap - cfg->tick_ns : 0;
 }
 
 void tbrdma_live_forgive(tbrdma_live_t *l, uint64_t stall)
@@ -51,7 +52,8 @@ int tbrdma_live_judge(tbrdma_live_t *l, uint64_t now, int drained, const tbrdma_
     if (silent >= 2 * cfg->keepalive_ns) {
         v |= TBRDMA_LIVE_PORT;
     }
-    if (silent >= cfg->timeout_ns && drained) {
+    if (silent >= cfg->timeout_ns && (drained || TBRDMA_MUTANT(UNREAD_JUDGED))
+        && !TBRDMA_MUTANT(PEER_TIMEOUT_NEVER)) {
         v |= TBRDMA_LIVE_LOST;
     }
     return v;

@@ -15,6 +15,7 @@
 #include "tbrdma_mesh.h"
 #include "tbrdma_fmt.h"
 #include "tbrdma_gid.h"
+#include "tbrdma_mutate.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -327,7 +328,7 @@ static void mesh_link_pair(mesh_work_t *w, int a, int b)
     int k, pa, pb;
 
     /* The lower-named host's device names order the cables, so both ends list them alike. */
-    if (0 < strcmp(w->hosts[a].host, w->hosts[b].host)) {
+    if (0 < strcmp(w->hosts[a].host, w->hosts[b].host) && !TBRDMA_MUTANT(CABLES_OWN_ORDER)) {
         mesh_link_pair(w, b, a);
         return;
     }

@@ -3,6 +3,7 @@
  * few comparisons on the channel's counters; the data path calls them per frame.
  */
 #include "tbrdma_rel.h"
+#include "tbrdma_mutate.h"
 
 /* ---- sender ---------------------------------------------------------------------------- */
 
@@ -34,7 +35,7 @@ int tbrdma_rel_tx_credit(const tbrdma_rel_tx_t *tx, int ctrl)
 {
     uint16_t lim = ctrl ? (uint16_t) (tx->limit + tx->reserve) : tx->limit;
 
-    return tbrdma_tx_lt(tx->tx_next, lim);
+    return tbrdma_tx_lt(tx->tx_next, (uint16_t) (lim + TBRDMA_MUTANT(CREDIT_PLUS1)));
 }
 
 int tbrdma_rel_tx_probe_due(const tbrdma_rel_tx_t *tx)
@@ -95,6 +96,10 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbr
 {
     uint32_t n;
 
+    if (TBRDMA_MUTANT(ACK_ONE_TOO_FAR) && tbrdma_seq_lt(tx->una, ack)
+        && tbrdma_seq_lt(ack, tx->next_seq)) {
+        ack++;
+    }
     if (tbrdma_seq_lt(tx->next_seq, ack)) {
         return -1; /* acknowledges frames that do not exist */
     }
@@ -111,7 +116,8 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbr
         tx->timing = 0;
         /* no sample: an untimed send not stamped yet, or a clock read before another thread's
            pass stamped the frame (now - timed_at would wrap) */
-        if (TBRDMA_REL_UNTIMED != tx->timed_at && now >= tx->timed_at) {
+        if (TBRDMA_REL_UNTIMED != tx->timed_at
+            && (now >= tx->timed_at || TBRDMA_MUTANT(SAMPLE_WRAPS))) {
             rel_rtt_sample(tx, now - tx->timed_at);
         }
     }
@@ -155,7 +161,7 @@ void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now)
 uint64_t tbrdma_rel_tx_unacked_for(const tbrdma_rel_tx_t *tx, uint64_t now)
 {
     if (0 == tx->watch_at || tx->watch_una != tx->una || !tbrdma_seq_lt(tx->una, tx->sent_hi)
-        || now < tx->watch_at) {
+        || now < tx->watch_at || TBRDMA_MUTANT(UNACKED_NEVER)) {
         return 0;
     }
     return now - tx->watch_at;
@@ -185,13 +191,14 @@ int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack)
     tx->goback_una = tx->una;
     tx->goback_done = 1;
     tx->snd_nxt = tx->una;
-    tx->timing = 0;
+    tx->timing = TBRDMA_MUTANT(NACK_KEEPS_TIMING) ? tx->timing : 0;
     return 1;
 }
 
 int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_timing_t *t)
 {
-    if (0 == tx->rto_at || now < tx->rto_at || tx->una == tx->next_seq) {
+    if (0 == tx->rto_at || now < tx->rto_at || tx->una == tx->next_seq
+        || TBRDMA_MUTANT(RETRANSMIT_NEVER)) {
         return 0;
     }
     tx->snd_nxt = tx->una;
@@ -200,7 +207,8 @@ int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_ti
     tx->timing = 0;
     tx->rto_ns = (tx->rto_ns > t->rto_max_ns / 2) ? t->rto_max_ns : tx->rto_ns * 2;
     tx->rto_at = now + tx->rto_ns;
-    if (0 == tx->reserve && !tbrdma_tx_lt(tx->tx_next, tx->limit)) {
+    if (0 == tx->reserve && !tbrdma_tx_lt(tx->tx_next, tx->limit)
+        && !TBRDMA_MUTANT(CREDIT_PROBE_NEVER)) {
         tx->credit_probe = 1; /* nothing else can show the receiver its receives are free */
     }
     return 1;
@@ -240,7 +248,7 @@ void tbrdma_rel_rx_reposted(tbrdma_rel_rx_t *rx)
 
 tbrdma_rel_verdict_t tbrdma_rel_rx_data(const tbrdma_rel_rx_t *rx, uint32_t seq)
 {
-    if (seq == rx->expected) {
+    if (seq == rx->expected || (TBRDMA_MUTANT(DUP_DELIVERED) && tbrdma_seq_lt(seq, rx->expected))) {
         return TBRDMA_REL_DELIVER;
     }
     return tbrdma_seq_lt(seq, rx->expected) ? TBRDMA_REL_DUPLICATE : TBRDMA_REL_GAP;

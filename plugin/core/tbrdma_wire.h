@@ -78,6 +78,14 @@ void tbrdma_wire_seal(uint8_t *frame, const tbrdma_hdr_t *h);
 uint32_t tbrdma_wire_payload_crc(const uint8_t *frame, uint32_t len);
 
 /*
+ * Apple's frame rule seen from the receiver: a message of byte_len bytes on a channel whose
+ * messages span frames frames. TBRDMA_FRAME_OK, or TBRDMA_FRAME_BAD_LEN when it spans another
+ * count (on Apple's device the receive fails first; on a device without the rule, such as rxe, only
+ * this check refuses it).
+ */
+tbrdma_frame_verdict_t tbrdma_wire_check_frames(uint32_t byte_len, uint32_t frames);
+
+/*
  * Reads and checks a received frame of byte_len bytes that arrived on channel chan of the
  * connection whose id is conn. csum: the connection checksums payloads (a frame without a
  * valid payload CRC is then refused). Fills *h only when the verdict is TBRDMA_FRAME_OK.

@@ -8,6 +8,7 @@
  */
 #include "tbrdma_zc.h"
 #include "tbrdma_le.h"
+#include "tbrdma_mutate.h"
 #include "tbrdma_wire.h"
 
 #include <errno.h>
@@ -103,7 +104,7 @@ uint32_t tbrdma_zc_chunk_len(uint64_t remaining, uint32_t max_len, const uint32_
     if (0 == len) {
         return 0;
     }
-    while (f > 0 && zc_busy(f, busy, nbusy)) {
+    while (f > 0 && !TBRDMA_MUTANT(ZC_SAME_FRAMES) && zc_busy(f, busy, nbusy)) {
         f--;
     }
     if (0 == f) {
@@ -129,6 +130,10 @@ tbrdma_zc_verdict_t tbrdma_zc_judge(const tbrdma_zc_chunk_state_t *c, uint64_t n
 {
     tbrdma_zc_reason_t why = zc_recv_wrong(c);
 
+    if (TBRDMA_MUTANT(ZC_ACCEPT_WITHOUT_DONE) && TBRDMA_ZC_WHY_NONE == why && c->recv_done) {
+        *why_p = TBRDMA_ZC_WHY_NONE;
+        return TBRDMA_ZC_ACCEPT;
+    }
     if (TBRDMA_ZC_WHY_NONE == why && c->done_in) {
         if (TBRDMA_ZC_ST_SENT != c->done_status) {
             *why_p = TBRDMA_ZC_WHY_REFUSED;

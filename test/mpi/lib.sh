@@ -122,6 +122,8 @@ mt_launch()
     local np=$1 slots=$2
     shift 2
     set -- --bind-to none --mca mpi_yield_when_idle "${MT_YIELD:-1}" "$@"
+    # a mutant of the mutable build (test/mutate/plugin.sh) is chosen in every rank
+    [ -z "${TBRDMA_MUTANT:-}" ] || set -- -x TBRDMA_MUTANT "$@"
     if [ 5.0 = "$MT_FLAVOUR" ]; then
         timeout -k 10 "$MT_TIMEOUT" "$MT_REPO/test/ompi5/cluster-mpirun.sh" --np "$np" \
             --slots "$slots" -- "$@"

@@ -5,6 +5,9 @@
 #   stop    mac-c's rank stopped (SIGSTOP: alive, silent, what a hung Mac looks like)
 #   kill    mac-c's rank killed (SIGKILL)
 #   zcopy   the cable pulled again, while 4 MiB messages travel zero-copy
+#   compute (no fault) the last rank computes outside MPI for 7 s, longer than the peer timeout,
+#           while its peers wait for it in MPI: its liveness thread answers for it, and the job
+#           completes, every result right
 #   pause   (no fault) mac-c's first rank stopped for 4 s, 80 % of the peer timeout, then
 #           continued, with 2 ranks per Mac (7 peers each): the job must complete, every result
 #           right (a stall that short must never end a job: docs/design.md, "Liveness")
@@ -74,6 +77,9 @@ if mt_ring_start zcopy 4 120 $((4 << 20)); then
     "$MT_TBCLUSTER" fault mac-a:en2 up
     held_only zcopy
 fi
+
+# compute: a rank busy outside MPI for longer than the peer timeout is not lost.
+mt_run compute 4 1 -- tb_ring 3 65536 7
 
 # pause: a stall shorter than 80 % of the peer timeout ends nothing.
 if mt_job_start pause 8 2 "tbtest ring: running" -- tb_ring 10; then

@@ -4,7 +4,9 @@
  * count, then all ranks agree on a checksum of the round (MPI_Allreduce). Rank 0 prints
  * "tbtest ring: running" after the first round, so a test knows when to break something, and
  * decides when to stop (MPI_Bcast), so every rank runs the same rounds.
- * Usage: tb_ring [seconds] [bytes] (default 20 s, 65536 B).
+ * Usage: tb_ring [seconds] [bytes] [compute] (default 20 s, 65536 B, 0 s): with compute > 0 the
+ * last rank computes outside MPI for that many seconds once, after the first round, while the
+ * others wait for it inside MPI (its liveness thread must keep answering their probes).
  */
 #include "tb_common.h"
 
@@ -46,6 +48,7 @@ int main(int argc, char **argv)
 {
     double seconds = (argc > 1) ? atof(argv[1]) : 20.0, start;
     size_t len = (argc > 2) ? strtoul(argv[2], NULL, 0) : 65536;
+    double compute = (argc > 3) ? atof(argv[3]) : 0.0;
     unsigned char *out, *in;
     int round = 0, more = 1;
 
@@ -62,6 +65,12 @@ int main(int argc, char **argv)
         if (0 == tb_rank && 0 == round) {
             printf("tbtest ring: running\n");
             fflush(stdout);
+        }
+        if (0 == round && compute > 0 && tb_size - 1 == tb_rank) {
+            double until = tb_now() + compute;
+
+            while (tb_now() < until) { /* busy, outside MPI: no progress call */
+            }
         }
         more = (0 == tb_rank) ? tb_now() - start < seconds : 0;
         MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);

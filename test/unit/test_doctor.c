@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NHOSTS     4
 #define SAMPLE_MAX (64 * 1024)

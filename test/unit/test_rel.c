@@ -210,6 +210,49 @@ static void test_rel_sample_never_wraps(void)
     CU_ASSERT(tx.rto_ns < tm.rto_max_ns);
 }
 
+/* Karn's rule after a NACK too: the round trip of a frame sent again is never sampled. */
+static void test_rel_karn_after_nack(void)
+{
+    const tbrdma_rel_timing_t tm = {.rto_min_ns = 50000, .rto_max_ns = 500000000};
+    tbrdma_rel_tx_t tx;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
+    rel_round_trip(&tx, 1000000, 100000, &tm); /* an estimate of 100 us */
+    for (int i = 0; i < 3; i++) {
+        tbrdma_rel_tx_new_seq(&tx);
+        tbrdma_rel_tx_take(&tx);
+        tbrdma_rel_tx_sent(&tx, 2000000); /* the first of them is timed */
+    }
+    CU_ASSERT(1 == tbrdma_rel_tx_nack(&tx, tx.una)); /* a gap: go back */
+    for (int i = 0; i < 3; i++) {
+        tbrdma_rel_tx_take(&tx);
+        tbrdma_rel_tx_sent(&tx, 2100000);
+    }
+    /* acknowledged 300 ms later: the first transmission's time would be a 300 ms sample */
+    CU_ASSERT(3 == tbrdma_rel_tx_ack(&tx, tx.next_seq, 302000000, &tm));
+    CU_ASSERT(100000 == tx.srtt_ns);
+}
+
+/* Frames transmitted and not acknowledged: how long una has not moved, by the pass clocks. */
+static void test_rel_unacked_for(void)
+{
+    tbrdma_rel_tx_t tx;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, timing.rto_min_ns);
+    tbrdma_rel_tx_clock(&tx, 1000);
+    CU_ASSERT(0 == tbrdma_rel_tx_unacked_for(&tx, 5000)); /* nothing sent */
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, 2000);
+    tbrdma_rel_tx_clock(&tx, 3000);
+    CU_ASSERT(7000 == tbrdma_rel_tx_unacked_for(&tx, 10000));
+    tbrdma_rel_tx_forgive(&tx, 4000); /* this process stalled 4 us: not the peer's doing */
+    CU_ASSERT(3000 == tbrdma_rel_tx_unacked_for(&tx, 10000));
+    CU_ASSERT(1 == tbrdma_rel_tx_ack(&tx, 1, 11000, &timing));
+    tbrdma_rel_tx_clock(&tx, 12000);
+    CU_ASSERT(0 == tbrdma_rel_tx_unacked_for(&tx, 20000));
+}
+
 static void test_rel_receiver_verdicts(void)
 {
     tbrdma_rel_rx_t rx;
@@ -599,6 +642,8 @@ int main(void)
         TBRDMA_UT_TEST(test_rel_rto_follows_round_trips),
         TBRDMA_UT_TEST(test_rel_untimed_send_arms_at_next_clock),
         TBRDMA_UT_TEST(test_rel_sample_never_wraps),
+        TBRDMA_UT_TEST(test_rel_karn_after_nack),
+        TBRDMA_UT_TEST(test_rel_unacked_for),
         TBRDMA_UT_TEST(test_rel_receiver_verdicts),
         TBRDMA_UT_TEST(test_rel_model_clean_wire),
         TBRDMA_UT_TEST(test_rel_model_held_receives),

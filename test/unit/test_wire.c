@@ -188,6 +188,34 @@ static void test_wire_refusals_are_named(void)
     CU_ASSERT(0 == strcmp("bad payload checksum", tbrdma_wire_verdict_name(TBRDMA_FRAME_BAD_CRC)));
 }
 
+/* A message must span its channel's frame count (Apple's frame rule, checked here too). */
+static void test_wire_frame_count_is_the_channels(void)
+{
+    CU_ASSERT(TBRDMA_FRAME_OK == tbrdma_wire_check_frames(40, 1));
+    CU_ASSERT(TBRDMA_FRAME_OK == tbrdma_wire_check_frames(4096, 1));
+    CU_ASSERT(TBRDMA_FRAME_BAD_LEN == tbrdma_wire_check_frames(4097, 1));
+    CU_ASSERT(TBRDMA_FRAME_OK == tbrdma_wire_check_frames(15 * 4096 + 1, 16));
+    CU_ASSERT(TBRDMA_FRAME_OK == tbrdma_wire_check_frames(16 * 4096, 16));
+    CU_ASSERT(TBRDMA_FRAME_BAD_LEN == tbrdma_wire_check_frames(15 * 4096, 16));
+    CU_ASSERT(TBRDMA_FRAME_BAD_LEN == tbrdma_wire_check_frames(4096, 16));
+}
+
+/* The payload checksum covers every payload byte, the first and the last included. */
+static void test_wire_checksum_covers_every_payload_byte(void)
+{
+    uint8_t frame[FRAME_CAP];
+    tbrdma_hdr_t h;
+    int accepted = 0;
+
+    for (int i = 0; i < 100; i++) {
+        sample_frame(frame);
+        frame[TBRDMA_HDR_BYTES + i] ^= 0x01;
+        accepted += TBRDMA_FRAME_BAD_CRC
+                    != tbrdma_wire_check(frame, FRAME_CAP, TBRDMA_CHAN_BULK, 0x01020304u, 1, &h);
+    }
+    CU_ASSERT(0 == accepted);
+}
+
 static void test_wire_checksum_required_when_negotiated(void)
 {
     uint8_t frame[FRAME_CAP];
@@ -250,6 +278,8 @@ int main(void)
         TBRDMA_UT_TEST(test_wire_roundtrip),
         TBRDMA_UT_TEST(test_wire_every_header_bit_flip_is_refused),
         TBRDMA_UT_TEST(test_wire_refusals_are_named),
+        TBRDMA_UT_TEST(test_wire_frame_count_is_the_channels),
+        TBRDMA_UT_TEST(test_wire_checksum_covers_every_payload_byte),
         TBRDMA_UT_TEST(test_wire_checksum_required_when_negotiated),
         TBRDMA_UT_TEST(test_wire_more_only_on_eager_data),
         TBRDMA_UT_TEST(test_wire_frame_rule_lengths),
