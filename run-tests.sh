@@ -185,6 +185,7 @@ bg_start()
         chrt --idle -p 0 "$BASHPID" ||
             echo "run-tests: the background lane could not enter the idle class; it runs at normal priority"
         passed=0 failed=0 skipped=0 failures=() skips=()
+        stage_secs=() stage_tests=() stage_order=()
         "$2"
         echo "$passed $failed $skipped" >"$bg_dir/counts"
         for st in "${stage_order[@]}"; do

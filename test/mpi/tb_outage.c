@@ -135,7 +135,9 @@ int main(int argc, char **argv)
             out_repro(sbuf[OUT_CLASSES - 1], rbuf[0], partner, round);
         } else if (0 <= partner) {
             out_exchange(sbuf, rbuf, partner, round);
-            out_allreduce(rin, rout, round);
+        }
+        if (!repro) {
+            out_allreduce(rin, rout, round); /* every rank, a partner or not */
         }
         if (0 == tb_rank) {
             if (0 == round || 0 == round % 20) {
