@@ -284,14 +284,19 @@ echo "  built $(ls build/plugin/.libs/mca_btl_tbrdma.so)"
 stage_add build $(($(date +%s) - t_build)) 0
 
 # The Open MPI 5.0 chroot and its builds (about 10 minutes, mostly downloads, dpkg and Open MPI's
-# configure) need only the host's build; unit, sanitize, netif, sim, mutate and plugin-sim
-# do not use them.
+# configure) need only the host's build; everything up to agree runs beside them and does not use
+# them. source-tree (a configured Open MPI 5.0.7 tree: its configure alone is most of the lane)
+# rotates with homebrew_steps, which uses that tree.
 # The limits allow for the idle class: they are hang guards.
 ompi5_builds()
 {
     run_test ompi-5.0 make-chroot 2400 test/ompi5/make-chroot.sh
     run_test ompi-5.0 build 1800 test/ompi5/build.sh
-    run_test ompi-5.0 source-tree 2400 test/ompi5/source-tree.sh
+    if [ -n "$(rot_group "$slice" ompi-source)" ]; then
+        run_test ompi-5.0 source-tree 2400 test/ompi5/source-tree.sh
+    else
+        echo "  (ompi-5.0/source-tree and tools/homebrew_steps: in another slice of the rotation)"
+    fi
 }
 if stage_wanted ompi-5.0; then
     bg_start "ompi-5.0: build in a Debian 13 chroot" ompi5_builds
@@ -304,10 +309,12 @@ if stage_wanted unit; then
     run_test unit macos-syntax 120 test/macos-sdk/check.sh
 fi
 if stage_wanted sanitize; then
-    echo "== sanitize (AddressSanitizer and UndefinedBehaviorSanitizer, libFuzzer)"
+    mapfile -t fuzz_take < <(rot_group "$slice" fuzz)
+    echo "== sanitize (AddressSanitizer and UndefinedBehaviorSanitizer, libFuzzer; slice $slice of" \
+        "the rotation: ${#fuzz_take[@]} of $(rot_items fuzz | wc -l) fuzz targets, --full runs all)"
     run_test sanitize unit-asan-ubsan 900 test/unit/sanitize.sh
-    for t in test/fuzz/*_fuzz.c; do
-        run_test sanitize "$(basename "$t" .c)" 300 test/fuzz/fuzz.sh "$(basename "$t" .c)" 20
+    for t in "${fuzz_take[@]}"; do
+        run_test sanitize "$t" 300 test/fuzz/fuzz.sh "$t" 20
     done
 fi
 if stage_wanted netif; then
@@ -319,13 +326,11 @@ if stage_wanted sim; then
     run_dir sim test/sim/tests 600
 fi
 if stage_wanted mutate; then
-    mapfile -t sim_mutants < <(rot_items sim-mutants)
-    mapfile -t plugin_mutants < <(rot_items plugin-mutants)
     mapfile -t sim_take < <(rot_group "$slice" sim-mutants)
     mapfile -t plugin_take < <(rot_group "$slice" plugin-mutants)
     echo "== mutate (each rule broken on purpose: its test must fail; slice $slice of the" \
-        "rotation: ${#sim_take[@]} of ${#sim_mutants[@]} simulator mutants," \
-        "${#plugin_take[@]} of ${#plugin_mutants[@]} plugin mutants, --full runs all)"
+        "rotation: ${#sim_take[@]} of $(rot_items sim-mutants | wc -l) simulator mutants," \
+        "${#plugin_take[@]} of $(rot_items plugin-mutants | wc -l) plugin mutants, --full runs all)"
     run_test mutate table 60 test/sim/mutate.sh --table
     for m in "${sim_take[@]}"; do
         run_test mutate "$m" 300 test/sim/mutate.sh "$m"
@@ -340,17 +345,27 @@ if stage_wanted plugin-sim; then
     echo "== plugin-sim"
     run_dir plugin-sim test/integration/sim 600
 fi
-# mpi_specs FL: the mpi stage's tests of Open MPI FL, one "NAME LIMIT COMMAND ARGS..." a line.
-mpi_specs()
+
+# mpi_always FL: the mpi tests of Open MPI FL that run every time, one "NAME LIMIT COMMAND
+# ARGS..." a line: the suite at 1 and 2 ranks per Mac, liveness, zero-copy, signals, outages.
+mpi_always()
 {
     echo "suite-$1-p2p-1 600 test/mpi/suite.sh $1 p2p 1"
     echo "suite-$1-linklocal-2 900 test/mpi/suite.sh $1 linklocal 2"
-    for t in faults liveness startup stripe thirdparty zcopy coll_rules coll_mesh; do
+    for t in liveness zcopy signal; do
         echo "$t-$1 900 test/mpi/$t.sh $1"
     done
-    echo "signal-$1 300 test/mpi/signal.sh $1"
     echo "outage-$1-1 300 test/mpi/outage.sh $1 1"
     echo "outage-$1-2 300 test/mpi/outage.sh $1 2"
+}
+
+# mpi_rotating FL: this slice's share of the others (rotation group mpi: "TEST FL" items).
+mpi_rotating()
+{
+    local t fl
+    while read -r t fl; do
+        [ "$fl" = "$1" ] && echo "$t-$1 900 test/mpi/$t.sh $1"
+    done < <(rot_group "$slice" mpi)
 }
 
 # run_spec STAGE SPEC: runs one test of a spec line (its words split; no argument has a space).
@@ -360,58 +375,52 @@ run_spec()
     run_test "$1" $2
 }
 
-# The mpi stage's Open MPI 4.1 tests need only the host's build. While the background lane still
-# works (Open MPI's configure in source-tree keeps one core, the other is idle), they run here, one
-# at a time, as long as it does; those left run after bg_join, before the 5.0 ones.
-mpi41=()
-if stage_wanted mpi; then
-    mapfile -t mpi41 < <(mpi_specs 4.1)
-    # One memory checker per version (about 75 s each; both on both cost CI 2.5 minutes more):
-    # valgrind on 5.0, what Macs run (its zero-copy path included); AddressSanitizer on 4.1,
-    # where zero-copy stays on under it (on 5.0 ASan needs the memory patcher off, and with it
-    # zero-copy: docs/design.md). Either runs on the other version by hand.
-    mpi41+=("asan-4.1 900 test/mpi/asan.sh 4.1")
-fi
-if [ "${#mpi41[@]}" -gt 0 ] && [ -n "$bg_pid" ] && [ ! -f "$bg_dir/end" ]; then
-    echo "== mpi, Open MPI 4.1 (while the background lane works)"
-    while [ "${#mpi41[@]}" -gt 0 ] && [ ! -f "$bg_dir/end" ] && kill -0 "$bg_pid" 2>/dev/null; do
-        run_spec mpi "${mpi41[0]}"
-        mpi41=("${mpi41[@]:1}")
-    done
-fi
-# The version-guard tests of both flavours cross-load both builds: the 5.0 builds first.
-bg_join
-if stage_wanted ompi-4.1; then
-    echo "== ompi-4.1"
-    run_test ompi-4.1 run-all 900 test/integration/ompi/run-all.sh 4.1
-fi
-if stage_wanted ompi-5.0; then
-    echo "== ompi-5.0"
-    run_test ompi-5.0 run-all 900 test/integration/ompi/run-all.sh 5.0
-fi
-if stage_wanted mpi; then
-    echo "== mpi (MPI over tbrdma on simulated Macs)"
-    mapfile -t mpi50 < <(mpi_specs 5.0)
-    for spec in "${mpi41[@]}" "${mpi50[@]}"; do
+# mpi_stage FL: the mpi stage's tests of Open MPI FL. One memory checker per version (about 75 s
+# each): valgrind on 5.0, what Macs run (its zero-copy path included); AddressSanitizer on 4.1,
+# where zero-copy stays on under it (on 5.0 ASan needs the memory patcher off, and with it
+# zero-copy: docs/design.md). Either runs on the other version by hand.
+mpi_stage()
+{
+    local spec
+    echo "== mpi, Open MPI $1 (MPI over tbrdma on simulated Macs; slice $slice of the rotation:" \
+        "$(mpi_rotating "$1" | wc -l) of $(rot_items mpi | grep -c " $1$") rotating tests," \
+        "--full runs all)"
+    while read -r spec; do
         run_spec mpi "$spec"
-    done
-    run_test mpi memcheck-5.0 900 test/mpi/memcheck.sh 5.0
-fi
-if stage_wanted hpc; then
-    mapfile -t hpc_runs < <(rot_items hpc)
-    mapfile -t hpc_take < <(rot_group "$slice" hpc)
-    echo "== hpc (HPC codes over tbrdma, answers compared with tcp; slice $slice of the rotation:" \
-        "${#hpc_take[@]} of ${#hpc_runs[@]} runs, --full runs all)"
+    done < <(mpi_always "$1"; mpi_rotating "$1")
+    if [ 4.1 = "$1" ]; then
+        run_test mpi asan-4.1 900 test/mpi/asan.sh 4.1
+    else
+        run_test mpi memcheck-5.0 900 test/mpi/memcheck.sh 5.0
+    fi
+}
+
+# hpc_stage FL: this slice's HPC code runs of Open MPI FL.
+hpc_stage()
+{
+    local run
+    echo "== hpc, Open MPI $1 (HPC codes over tbrdma, answers compared with tcp; slice $slice of" \
+        "the rotation: $(rot_group "$slice" hpc | grep -c "^$1 ") of $(rot_items hpc | grep -c "^$1 ")" \
+        "runs, --full runs all)"
     # 5.0 at 2 ranks per Mac runs by hand (test/mpi/hpc.sh 5.0 2): 135 s here, 571 s in one CI
     # run; 5.0's sm beside tbrdma is in suite-5.0-linklocal-2, the codes at 2 per Mac on 4.1.
-    for run in "${hpc_take[@]}"; do
+    while read -r run; do
         # shellcheck disable=SC2086
-        run_test hpc "hpc-${run/ /-}" 1800 test/mpi/hpc.sh $run
-    done
-fi
+        [ "${run%% *}" = "$1" ] && run_test hpc "hpc-${run/ /-}" 1800 test/mpi/hpc.sh $run
+    done < <(rot_group "$slice" hpc)
+}
+
+# Tests of tools/ and bench/ that need the Open MPI 5.0 chroot (after the join).
+TOOLS_50="doctor_ompi_version homebrew_steps"
+
+stage_wanted mpi && mpi_stage 4.1
+stage_wanted hpc && hpc_stage 4.1
 if stage_wanted tools; then
     echo "== tools"
-    run_dir tools test/integration/tools 600
+    for t in test/integration/tools/*.sh; do
+        n=$(basename "$t" .sh)
+        [[ " $TOOLS_50 " == *" $n "* ]] || run_test tools "$n" 600 "$t"
+    done
 fi
 if stage_wanted bench; then
     echo "== bench (bench/run's outputs and compare-jaccl; timing is never judged)"
@@ -420,17 +429,14 @@ if stage_wanted bench; then
     run_test bench mlx_script 120 test/bench/mlx_script.sh
     run_test bench coll_rules_merge 60 test/bench/coll_rules_merge.sh
     run_test bench compare_jaccl_sim-4.1 600 test/bench/compare_jaccl_sim.sh 4.1
-    run_test bench compare_jaccl_sim-5.0 600 test/bench/compare_jaccl_sim.sh 5.0
-    run_test bench compare_jaccl_refusals 600 test/bench/compare_jaccl_refusals.sh
 fi
 vm_log=""
 if stage_wanted vm; then
     # Every guest test but the MPI ones every time; the MPI ones (tbrdma's, and pml ucx's
     # reference runs of the same programs on the same rxe links) in rotation.
-    mapfile -t vm_mpi < <(rot_items vm-mpi)
     mapfile -t vm_mpi_take < <(rot_group "$slice" vm-mpi)
-    echo "== vm (slice $slice of the rotation: ${#vm_mpi_take[@]} of ${#vm_mpi[@]} MPI tests," \
-        "--full runs all)"
+    echo "== vm (slice $slice of the rotation: ${#vm_mpi_take[@]} of $(rot_items vm-mpi | wc -l)" \
+        "MPI tests, --full runs all)"
     vm_tests=()
     for t in test/vm/tests/*.sh; do
         [[ $t == */mpi_* ]] || vm_tests+=("$t")
@@ -445,6 +451,30 @@ if stage_wanted agree; then
     # This run's VM tier only: without the vm stage in this run there is nothing to agree with.
     export TBRDMA_VM_TIER_LOG="$vm_log"
     run_dir agree test/integration/agree 300
+fi
+# What follows needs the Open MPI 5.0 chroot and builds (the version guards cross-load both).
+bg_join
+if stage_wanted ompi-4.1; then
+    echo "== ompi-4.1"
+    run_test ompi-4.1 run-all 900 test/integration/ompi/run-all.sh 4.1
+fi
+if stage_wanted ompi-5.0; then
+    echo "== ompi-5.0"
+    run_test ompi-5.0 run-all 900 test/integration/ompi/run-all.sh 5.0
+fi
+stage_wanted mpi && mpi_stage 5.0
+stage_wanted hpc && hpc_stage 5.0
+if stage_wanted tools; then
+    echo "== tools, with Open MPI 5.0"
+    run_test tools doctor_ompi_version 600 test/integration/tools/doctor_ompi_version.sh
+    if [ -n "$(rot_group "$slice" ompi-source)" ]; then
+        run_test tools homebrew_steps 600 test/integration/tools/homebrew_steps.sh
+    fi
+fi
+if stage_wanted bench; then
+    echo "== bench, with Open MPI 5.0"
+    run_test bench compare_jaccl_sim-5.0 600 test/bench/compare_jaccl_sim.sh 5.0
+    run_test bench compare_jaccl_refusals 600 test/bench/compare_jaccl_refusals.sh
 fi
 if stage_wanted self; then
     echo "== self (the test suite's own assumptions)"

@@ -9,22 +9,50 @@
 # ./run-tests.sh --full (ROT_FULL=1) takes every slice; ROT_SLICE=k forces slice k. Nothing is
 # dropped: a run prints which slice it took and how many items it left to the others.
 
-ROT_SLICES=3
+ROT_SLICES=4
 ROT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # The groups that rotate, and their items in a fixed order (rot_items).
-ROT_GROUPS="sim-mutants plugin-mutants hpc vm-mpi"
+ROT_GROUPS="sim-mutants plugin-mutants hpc vm-mpi mpi fuzz ompi-source"
 
-# rot_items GROUP: the items of GROUP, one a line: the simulator's mutants, the plugin's, the
-# HPC code runs (Open MPI version and ranks per Mac: every code of test/mpi/hpc.sh each), the VM
-# tier's MPI tests (tbrdma's, and pml ucx's reference runs on the same rxe links).
+# rot_items GROUP: the items of GROUP, one a line, in an order that balances the slices:
+#   sim-mutants, plugin-mutants  the simulator's and the plugin's mutants
+#   hpc          the HPC code runs (Open MPI version, ranks per Mac: every code of hpc.sh each)
+#   vm-mpi       the VM tier's MPI tests (tbrdma's, and pml ucx's reference runs on the same
+#                rxe links)
+#   mpi          the mpi stage's tests that run on both Open MPI versions but not every time
+#                ("TEST VERSION"): faults, startup, stripe, thirdparty, coll_rules, coll_mesh (the
+#                suite, liveness, zero-copy, signals and outages run every time on both)
+#   fuzz         the libFuzzer targets (20 s each)
+#   ompi-source  the configured Open MPI 5.0.7 source tree (test/ompi5/source-tree.sh, most of
+#                the background lane) with homebrew_steps, which builds against it
 rot_items()
 {
     case "$1" in
     sim-mutants) "$ROT_TOP/test/sim/mutate.sh" --list ;;
     plugin-mutants) "$ROT_TOP/test/mutate/plugin.sh" --list ;;
     hpc) printf '%s\n' "4.1 1" "4.1 2" "5.0 1" ;;
-    vm-mpi) (cd "$ROT_TOP" && printf '%s\n' test/vm/tests/mpi_*.sh) ;;
+    vm-mpi)
+        printf 'test/vm/tests/%s.sh\n' mpi_tbrdma_p2p mpi_tbrdma_coll mpi_tbrdma_outage \
+            mpi_ucx_p2p mpi_ucx_coll
+        ;;
+    mpi)
+        printf '%s\n' "faults 4.1" "startup 5.0" "stripe 4.1" "thirdparty 5.0" "coll_rules 4.1" \
+            "coll_mesh 5.0" "faults 5.0" "startup 4.1" "stripe 5.0" "thirdparty 4.1" \
+            "coll_rules 5.0" "coll_mesh 4.1"
+        ;;
+    fuzz) (cd "$ROT_TOP/test/fuzz" && for f in *_fuzz.c; do echo "${f%.c}"; done) ;;
+    ompi-source) echo source-tree ;;
     *) return 1 ;;
+    esac
+}
+
+# rot_offset GROUP: where the group's first item goes (the single source-tree item to the slice
+# with the fewest HPC runs).
+rot_offset()
+{
+    case "$1" in
+    ompi-source) echo 3 ;;
+    *) echo 0 ;;
     esac
 }
 
@@ -49,9 +77,13 @@ rot_take()
 # rot_group SLICE GROUP: the items of GROUP in SLICE, one a line.
 rot_group()
 {
-    local items=()
+    local items=() off i=0 item
     mapfile -t items < <(rot_items "$2")
-    rot_pick "$1" "${items[@]}"
+    off=$(rot_offset "$2")
+    for item in "${items[@]}"; do
+        rot_take $((i + off)) "$1" && echo "$item"
+        i=$((i + 1))
+    done
 }
 
 # rot_pick SLICE ITEM...: prints the items of SLICE, one a line, in order.

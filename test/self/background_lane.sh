@@ -12,7 +12,7 @@ set -uo pipefail
 self_init background_lane
 
 CI=true TBRDMA_LOGS=$tmp/logs TBRDMA_OMPI5_CHROOT=$tmp/no-chroot \
-    TBRDMA_DEBIAN_MIRROR=http://127.0.0.1:9/debian "$top/run-tests.sh" --only ompi-5.0 \
+    TBRDMA_DEBIAN_MIRROR=http://127.0.0.1:9/debian "$top/run-tests.sh" --full --only ompi-5.0 \
     >"$tmp/out" 2>&1 </dev/null
 rc=$?
 sed 's/^/  | /' "$tmp/out"
