@@ -46,6 +46,7 @@ typedef struct mca_btl_tbrdma_chan_t {
     mca_btl_tbrdma_frag_t *held_head, *held_tail; /* in order, awaiting delivery */
     int nack;                                     /* a NACK is owed for this channel */
     int stalled;                                  /* waiting for credits (counted once) */
+    int beyond; /* control frames posted beyond the peer's grant, not completed yet */
 } mca_btl_tbrdma_chan_t;
 
 struct mca_btl_base_endpoint_t {

@@ -37,6 +37,7 @@
 #define TBRDMA_FF_SENT   0x10 /* transmitted at least once (a later transmission is a retry) */
 #define TBRDMA_FF_ACKED  0x20 /* acknowledged, its callback waits for the send completion */
 #define TBRDMA_FF_MORE   0x40 /* a piece of a train that the next frame of the channel continues */
+#define TBRDMA_FF_BEYOND 0x80 /* a control frame posted beyond the peer's grant */
 
 typedef struct mca_btl_tbrdma_frag_t {
     mca_btl_base_descriptor_t base;        /* first: ob1 sees the descriptor */

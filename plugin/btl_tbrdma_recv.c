@@ -131,6 +131,7 @@ static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         }
     }
     if (TBRDMA_FRAG_CTRL == frag->kind) {
+        ep->chan[frag->chan].beyond -= (frag->flags & TBRDMA_FF_BEYOND) ? 1 : 0;
         mca_btl_tbrdma_ctrl_put(frag);
         return;
     }
@@ -152,6 +153,7 @@ void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrd
         frag->flags &= ~TBRDMA_FF_POSTED;
         frag->ep->chan[frag->chan].sq_posted--;
         if (TBRDMA_FRAG_CTRL == frag->kind) {
+            frag->ep->chan[frag->chan].beyond -= (frag->flags & TBRDMA_FF_BEYOND) ? 1 : 0;
             mca_btl_tbrdma_ctrl_put(frag);
         } else if (0 == (frag->flags & TBRDMA_FF_QUEUED)) {
             send_finished(module, frag); /* acknowledged: ob1 hears of its success */
@@ -161,29 +163,44 @@ void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrd
 
 /* ---- acknowledgements and grants from the peer ------------------------------------------ */
 
-/* A cumulative ack for channel c: frees the acknowledged frames of its send list. */
+/*
+ * A cumulative ack for channel c: frees the acknowledged frames of its send list. They leave the
+ * list, and the next frame to transmit moves past them, before any of ob1's callbacks runs: a
+ * callback may send on this channel at once, and the list must then agree with the channel's
+ * counters (after a go-back, the ack may cover frames the counters no longer count as
+ * transmitted: the transmit pointer moves to the first frame left, as tbrdma_rel_tx_ack moved
+ * snd_nxt; had it stayed, the callback's push would retransmit acknowledged frames and run the
+ * counters ahead of the list, which later looked like frames never acknowledged).
+ */
 static void recv_chan_ack(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, int c,
                           uint32_t ack, uint64_t now)
 {
     mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
     int n = tbrdma_rel_tx_ack(&ch->tx, ack, now, &module->timing);
+    mca_btl_tbrdma_frag_t *done = ch->head, *frag;
 
     if (n < 0) {
         module->stats.bogus_acks++;
         return;
     }
-    while (n-- > 0) {
-        mca_btl_tbrdma_frag_t *frag = ch->head;
-
-        /* the list is whole again before ob1's callback, which may send on this channel */
+    if (0 == n) {
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        frag = ch->head;
+        ch->snd = (ch->snd == frag) ? frag->next : ch->snd;
         ch->head = frag->next;
-        if (NULL == ch->head) {
-            ch->tail = NULL;
-        }
-        if (ch->snd == frag) {
-            ch->snd = ch->head;
-        }
         frag->flags &= ~TBRDMA_FF_QUEUED;
+        if (i == n - 1) {
+            frag->next = NULL; /* ends the list of the acknowledged */
+        }
+    }
+    ch->tail = (NULL == ch->head) ? NULL : ch->tail;
+    TBRDMA_ASSERT(NULL == ch->snd || ch->snd->seq == ch->tx.snd_nxt,
+                  "the transmit pointer agrees with snd_nxt after an ack");
+    while (NULL != done) {
+        frag = done;
+        done = frag->next;
         if (0 == (frag->flags & TBRDMA_FF_POSTED)) {
             send_finished(module, frag);
         } else if (frag->flags & TBRDMA_FF_CB) {

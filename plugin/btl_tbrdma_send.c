@@ -108,7 +108,15 @@ static int send_post_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
 static void send_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                               mca_btl_tbrdma_chan_t *ch);
 
-/* Transmits channel c's frames from snd_nxt on. */
+/*
+ * Transmits channel c's frames from snd_nxt on. Never behind a control frame posted beyond the
+ * peer's grant (a forced acknowledgement, a credit probe): Apple's hardware holds such a send until
+ * the peer posts a receive, and a data frame queued behind it would wait as long. If the peer had
+ * meanwhile acknowledged an earlier transmission of that frame, its callback, which needs both,
+ * would wait too, and the causal hold would keep the peer's frames in their receives: with the
+ * peer in the same state, neither side would free a receive again (seen after outages: a job
+ * stopped with nothing unacknowledged, so no timer and no message).
+ */
 static void send_push_chan(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, int c,
                            uint64_t now)
 {
@@ -120,9 +128,14 @@ static void send_push_chan(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpo
         if ((frag->flags & TBRDMA_FF_POSTED) || TBRDMA_WR_MAX <= ch->sq_posted) {
             return; /* its last transmission is still in the send queue, or the queue is full */
         }
+        if (0 < ch->beyond) {
+            return; /* a frame beyond the grant waits for a receive: nothing behind it (above) */
+        }
+        TBRDMA_ASSERT(frag->seq == ch->tx.snd_nxt, "the frame to transmit is the one at snd_nxt");
         if (!tbrdma_rel_tx_credit(&ch->tx, 0)) {
             module->stats.credit_stalls += ch->stalled ? 0 : 1;
             ch->stalled = 1;
+            tbrdma_rel_tx_stall(&ch->tx, now); /* a timeout must follow if no grant comes */
             if (tbrdma_rel_tx_probe_due(&ch->tx)) {
                 send_credit_probe(module, ep, ch);
             }
@@ -216,6 +229,8 @@ static void send_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_en
         mca_btl_tbrdma_ctrl_put(frag);
         return;
     }
+    frag->flags |= TBRDMA_FF_BEYOND; /* always beyond the limit */
+    ch->beyond++;
     module->stats.tx_ctrl++;
     module->stats.credit_probes++;
 }
@@ -242,6 +257,10 @@ void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     if (0 != send_post(module, ep, ch, frag, TBRDMA_HDR_BYTES)) {
         mca_btl_tbrdma_ctrl_put(frag);
         return;
+    }
+    if (!credit) {
+        frag->flags |= TBRDMA_FF_BEYOND;
+        ch->beyond++;
     }
     module->stats.tx_ctrl++;
     module->stats.tx_forced += credit ? 0 : 1;
@@ -279,8 +298,7 @@ void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
         return;
     }
     ep->rx_pass = 0;
-    force = mca_btl_tbrdma_elapsed(now, ep->owed_since) >= module->force_ns
-            && !TBRDMA_MUTANT(FLUSH_NEVER_FORCES);
+    force = mca_btl_tbrdma_elapsed(now, ep->owed_since) >= module->force_ns;
     mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, force);
 }
 

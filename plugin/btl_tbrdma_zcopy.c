@@ -351,8 +351,7 @@ void mca_btl_tbrdma_zc_recv(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     }
     if (TBRDMA_ZC_HELLO == m.type) {
         zc_on_hello(module, ep, &m);
-    } else if ((m.epoch != zc->epoch && !TBRDMA_MUTANT(ZC_DONE_ANY_EPOCH))
-               || TBRDMA_ZC_QP_READY != zc->state) {
+    } else if (m.epoch != zc->epoch || TBRDMA_ZC_QP_READY != zc->state) {
         return; /* of an epoch that is over */
     } else if (TBRDMA_ZC_GRANT == m.type) {
         mca_btl_tbrdma_zc_send_grant(module, ep, &m);

@@ -105,8 +105,7 @@ void mca_btl_tbrdma_zc_get_recv(mca_btl_tbrdma_endpoint_t *ep, uint32_t slot, ui
 {
     mca_btl_tbrdma_zc_chunk_t *c = &ep->zc->chunk[slot % TBRDMA_ZC_WINDOW_MAX];
 
-    if (NULL == c->op || (c->gen != gen && !TBRDMA_MUTANT(ZC_COMPLETION_ANY_GEN))
-        || c->st.recv_done) {
+    if (NULL == c->op || c->gen != gen || c->st.recv_done) {
         return; /* a receive of a queue pair an epoch change destroyed */
     }
     c->st.recv_done = 1;

@@ -65,15 +65,14 @@ void mca_btl_tbrdma_zc_send_progress(mca_btl_tbrdma_module_t *module, mca_btl_tb
 
     while (0 < zc->ngrants && zc->sq_posted < TBRDMA_ZC_GRANTS) {
         const mca_btl_tbrdma_zc_grant_t *g = &zc->grant[zc->grant_head];
-        mca_btl_tbrdma_frag_t *frag = NULL;
+        /* every grant queued is of this epoch: zc_recv drops older ones, and an epoch change
+           empties the queue (zc_renew) */
+        mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(ep);
 
-        if (g->epoch == zc->epoch || TBRDMA_MUTANT(ZC_GRANT_ANY_EPOCH)) {
-            frag = mca_btl_tbrdma_zc_msg_frag(ep);
-            if (NULL == frag) {
-                return; /* DONE needs a frame: the grant waits for the next pass */
-            }
-            send_serve(module, ep, g, frag);
+        if (NULL == frag) {
+            return; /* DONE needs a frame: the grant waits for the next pass */
         }
+        send_serve(module, ep, g, frag);
         zc->grant_head = (zc->grant_head + 1) % TBRDMA_ZC_GRANTS;
         zc->ngrants--;
     }

@@ -21,6 +21,7 @@
     X(CREDIT_PLUS1)           /* one frame more than the grant is sent */                      \
     X(NACK_KEEPS_TIMING)      /* a go-back on a NACK keeps timing the round trip (Karn) */     \
     X(CREDIT_PROBE_NEVER)     /* the bulk channel's credit probe never becomes due */          \
+    X(STALL_UNTIMED)          /* a frame waiting for credit starts no timer */                 \
     X(SAMPLE_WRAPS)           /* a round trip is sampled with a clock older than its stamp */  \
     X(UNACKED_NEVER)          /* frames never count as waiting for an acknowledgement */       \
     X(PEER_TIMEOUT_NEVER)     /* a silent peer is never declared lost */                       \
@@ -34,12 +35,8 @@
     X(TRAIN_SPLIT)            /* a train's second-last piece is sent as its last */            \
     X(CAUSAL_HOLD_SKIPPED)    /* a peer's frames are delivered while a callback to it waits */ \
     X(HELD_BEFORE_CALLBACKS)  /* held frames are delivered before the waiting callbacks run */ \
-    X(ZC_DONE_ANY_EPOCH)      /* a GRANT or DONE of an earlier epoch is taken */               \
-    X(ZC_COMPLETION_ANY_GEN)  /* a completion of a destroyed zero-copy QP counts */            \
-    X(ZC_GRANT_ANY_EPOCH)     /* the owner serves a grant of an earlier epoch */               \
     X(ZC_RETRIES_1000)        /* a get is retried 1000 times before ob1 copies it */           \
     X(LIVENESS_THREAD_IDLE)   /* the liveness thread never runs a pass */                      \
-    X(FLUSH_NEVER_FORCES)     /* an owed acknowledgement never goes without credit */          \
     X(ZC_BUDGET_IGNORED)      /* zero-copy's third queue pair ignores the budget */            \
     X(ZC_REGS_UNLIMITED)      /* zero-copy registrations are not bounded per device */         \
     X(ZC_HOOKS_IGNORED)       /* zero-copy runs without Open MPI's memory hooks */             \

@@ -142,13 +142,21 @@ void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now)
     }
 }
 
+void tbrdma_rel_tx_stall(tbrdma_rel_tx_t *tx, uint64_t now)
+{
+    if (0 == tx->rto_at && tx->una != tx->next_seq && !TBRDMA_MUTANT(STALL_UNTIMED)) {
+        tx->rto_at = (TBRDMA_REL_UNTIMED == now) ? TBRDMA_REL_UNTIMED : now + tx->rto_ns;
+    }
+}
+
 void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now)
 {
     if (tx->timing && TBRDMA_REL_UNTIMED == tx->timed_at) {
         tx->timed_at = now;
     }
     if (TBRDMA_REL_UNTIMED == tx->rto_at) {
-        tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
+        /* armed untimed by a transmission or a stall: runs while any frame is unacknowledged */
+        tx->rto_at = (tx->una != tx->next_seq) ? now + tx->rto_ns : 0;
     }
     if (!tbrdma_seq_lt(tx->una, tx->sent_hi)) {
         tx->watch_at = 0; /* nothing transmitted waits */

@@ -28,6 +28,13 @@
  * acknowledged through an earlier transmission while this one still waits in the send queue,
  * and its completion callback, which needs both, would then wait as long as the receiver holds
  * its receives).
+ *
+ * The probe's timer. A channel can spend its grant on frames that were all acknowledged since:
+ * an outage lost the retransmissions and probes of frames whose first transmission had arrived.
+ * Its new frames then wait for credit with nothing transmitted unacknowledged, so no frame would
+ * time out and no probe become due (seen after outages at two ranks per Mac: a bulk channel
+ * stalled for good with the receiver idle). So the timer also runs while a frame waits for credit
+ * (tbrdma_rel_tx_stall), and its expiry makes the probe due as above.
  */
 #ifndef TBRDMA_REL_H
 #define TBRDMA_REL_H
@@ -139,6 +146,13 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now,
  */
 #define TBRDMA_REL_UNTIMED UINT64_MAX
 void tbrdma_rel_tx_sent(tbrdma_rel_tx_t *tx, uint64_t now);
+
+/*
+ * The frame at snd_nxt waits for credit: the timer starts unless it runs (see "The probe's
+ * timer" above), so that a timeout, and on a channel without a control reserve the credit probe,
+ * follows if no grant comes. now may be TBRDMA_REL_UNTIMED, as for tbrdma_rel_tx_sent.
+ */
+void tbrdma_rel_tx_stall(tbrdma_rel_tx_t *tx, uint64_t now);
 
 /*
  * A fresh clock (each progress pass): arms and stamps what was sent untimed since the last, and

@@ -38,6 +38,7 @@ retransmit_never       unit/test_rel            test_rel_ack_nack_and_timeout
 credit_plus1           unit/test_rel            test_rel_credit_data_and_control
 nack_keeps_timing      unit/test_rel            test_rel_karn_after_nack
 credit_probe_never     unit/test_rel            test_rel_model_outage
+stall_untimed          unit/test_rel            test_rel_stall_starts_the_probe_timer
 sample_wraps           unit/test_rel            test_rel_sample_never_wraps
 unacked_never          unit/test_rel            test_rel_unacked_for
 peer_timeout_never     unit/test_live           test_live_probe_port_and_loss
@@ -50,17 +51,13 @@ gid_index_1            unit/test_gid            test_gid_find_ipv4_mapped_apple_
 cables_own_order       unit/test_mesh           test_mesh_solve_duplicate_cables_order_independent
 train_split            mpi/suite:p2p:1          pingpong:
 causal_hold_skipped    mpi/suite:p2p:1          pingpong:
-held_before_callbacks  mpi/suite:p2p:1          pingpong:
-zc_done_any_epoch      mpi/zcopy                lost:
-zc_completion_any_gen  mpi/zcopy                lost:
-zc_grant_any_epoch     mpi/zcopy                reuse:
-zc_retries_1000        mpi/outage:1             starve: mpirun ended with exit
+held_before_callbacks  mpi/liveness             overlap:
+zc_retries_1000        mpi/zcopy                giveup:
 liveness_thread_idle   mpi/liveness             compute:
-flush_never_forces     mpi/outage:1             short:
 zc_budget_ignored      mpi/zcopy                budget:
 zc_regs_unlimited      mpi/zcopy                evict:
 zc_hooks_ignored       mpi/zcopy                nohooks:
-release_skipped        mpi/suite:p2p:1          after the suite: no queue pair or memory region left held
+release_skipped        mpi/suite:p2p:1          after the suite:
 signal_any_disposition mpi/signal               own:
 bulk_unpadded          mpi/suite:p2p:1          pingpong:
 sendi_double_release   mpi/suite:p2p:1          pingpong:

@@ -94,6 +94,53 @@ static void test_rel_ack_nack_and_timeout(void)
     CU_ASSERT(timing.rto_min_ns == tx.rto_ns);
 }
 
+/*
+ * A grant spent on frames acknowledged since (an outage lost the retransmissions of frames whose
+ * first transmission had arrived): the next frame waits for credit with nothing transmitted
+ * unacknowledged. The stall must start the timer, and its expiry make the credit probe due on a
+ * channel without a control reserve; without it the channel waited for ever.
+ */
+static void test_rel_stall_starts_the_probe_timer(void)
+{
+    tbrdma_rel_tx_t tx;
+    uint64_t now = 1000;
+
+    tbrdma_rel_tx_init(&tx, 4, 0, timing.rto_min_ns); /* a bulk channel: 4 receives, no reserve */
+    for (int i = 0; i < 4; i++) {                     /* frames 0..3 arrive (tx 0..3) */
+        tbrdma_rel_tx_new_seq(&tx);
+        tbrdma_rel_tx_take(&tx);
+        tbrdma_rel_tx_sent(&tx, now);
+    }
+    tbrdma_rel_tx_limit(&tx, 8); /* the receiver reposted them: seen 4 + 4 posted */
+    now += timing.rto_min_ns;
+    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, now, &timing)); /* their acknowledgement is lost */
+    for (int i = 0; i < 4; i++) { /* the go-back's retransmissions (tx 4..7): lost */
+        tbrdma_rel_tx_take(&tx);
+        tbrdma_rel_tx_sent(&tx, now);
+    }
+    CU_ASSERT(4 == tbrdma_rel_tx_ack(&tx, 4, now + 10, &timing)); /* a late ack covers them all */
+    CU_ASSERT(0 == tx.rto_at);                                    /* nothing transmitted waits */
+    tbrdma_rel_tx_new_seq(&tx);                                   /* the next message's frame */
+    CU_ASSERT(!tbrdma_rel_tx_credit(&tx, 0)); /* tx 8 >= limit 8, and the receiver saw only 0..3 */
+    tbrdma_rel_tx_stall(&tx, now + 10);
+    CU_ASSERT(0 != tx.rto_at);
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, now + 9 + timing.rto_min_ns, &timing));
+    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, now + 10 + timing.rto_min_ns, &timing));
+    CU_ASSERT(tbrdma_rel_tx_probe_due(&tx));
+    tbrdma_rel_tx_take(&tx); /* the probe (tx 8) arrives: the receiver's seen 9 + 4 posted */
+    CU_ASSERT(!tbrdma_rel_tx_probe_due(&tx));
+    tbrdma_rel_tx_limit(&tx, 13);
+    CU_ASSERT(tbrdma_rel_tx_credit(&tx, 0));
+    /* a stall while the timer runs leaves it be; an untimed stall is armed at the next clock */
+    tbrdma_rel_tx_init(&tx, 0, 0, timing.rto_min_ns);
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_stall(&tx, TBRDMA_REL_UNTIMED);
+    tbrdma_rel_tx_clock(&tx, 5000);
+    CU_ASSERT(5000 + timing.rto_min_ns == tx.rto_at);
+    tbrdma_rel_tx_stall(&tx, 6000);
+    CU_ASSERT(5000 + timing.rto_min_ns == tx.rto_at);
+}
+
 static void test_rel_backoff_is_capped(void)
 {
     tbrdma_rel_tx_t tx;
@@ -410,6 +457,9 @@ static void sender_transmit(model_t *m)
         m->probes++;
         wire_push(m, &m->s2r, f);
     }
+    if (s->tx.snd_nxt != s->tx.next_seq && !tbrdma_rel_tx_credit(&s->tx, 0)) {
+        tbrdma_rel_tx_stall(&s->tx, m->now); /* as the data path does */
+    }
     for (int i = 0; i < 4 && s->tx.snd_nxt != s->tx.next_seq && tbrdma_rel_tx_credit(&s->tx, 0);
          i++) {
         frame_t f = node_frame(s, 1);
@@ -638,6 +688,7 @@ int main(void)
         TBRDMA_UT_TEST(test_rel_credit_data_and_control),
         TBRDMA_UT_TEST(test_rel_grant_recovers_dropped_frames),
         TBRDMA_UT_TEST(test_rel_ack_nack_and_timeout),
+        TBRDMA_UT_TEST(test_rel_stall_starts_the_probe_timer),
         TBRDMA_UT_TEST(test_rel_backoff_is_capped),
         TBRDMA_UT_TEST(test_rel_rto_follows_round_trips),
         TBRDMA_UT_TEST(test_rel_untimed_send_arms_at_next_clock),
