@@ -224,13 +224,15 @@ bg_join()
     bg_pid=""
 }
 
-# run_dir STAGE DIR TIMEOUT: every executable *.sh in DIR is a test.
+# run_dir STAGE DIR LIMIT [SKIP]: every executable test script of DIR but its
+# lib.sh and the names listed in SKIP (space-separated, run elsewhere).
 run_dir()
 {
-    local stage=$1 dir=$2 limit=$3 t
+    local stage=$1 dir=$2 limit=$3 skip=${4:-} t
     for t in "$dir"/*.sh; do
         [ -x "$t" ] || continue
         case "$t" in *lib.sh) continue ;; esac
+        [[ " $skip " == *" $(basename "$t" .sh) "* ]] && continue
         run_test "$stage" "$(basename "$t" .sh)" "$limit" "$t"
     done
 }
@@ -417,10 +419,7 @@ stage_wanted mpi && mpi_stage 4.1
 stage_wanted hpc && hpc_stage 4.1
 if stage_wanted tools; then
     echo "== tools"
-    for t in test/integration/tools/*.sh; do
-        n=$(basename "$t" .sh)
-        [[ " $TOOLS_50 " == *" $n "* ]] || run_test tools "$n" 600 "$t"
-    done
+    run_dir tools test/integration/tools 600 "$TOOLS_50"
 fi
 if stage_wanted bench; then
     echo "== bench (bench/run's outputs and compare-jaccl; timing is never judged)"

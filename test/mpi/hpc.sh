@@ -202,7 +202,7 @@ hpc_code()
         mt_counters_moved "$code" "$before" "$after" 1
         mt_counters_total "$code" "$before" "$after" "$3"
         mt_nothing_held "after $code"
-        "$TBSIMCTL" reclaim >/dev/null # a failed run's slots must not fail the codes after it
+        mt_reclaim # a failed run's slots must not fail the codes after it
     done
     hpc_compare "$code" "$2"
 }

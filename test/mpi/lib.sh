@@ -294,6 +294,33 @@ mt_counters_total()
 }
 
 # mt_nothing_held WHAT: no queue pair or memory region of the simulator is held.
+# mt_owners_gone [SECONDS]: waits (10 s unless told) until no process that holds a simulator slot
+# is still alive: a rank that mpirun killed or that ends on an error may still be releasing its
+# queue pairs, or tearing down its memory, when mpirun has returned and pgrep no longer shows it.
+mt_owners_gone()
+{
+    local pids p alive
+    for _ in $(seq $((${1:-10} * 10))); do
+        pids=$("$TBSIMCTL" held 2>/dev/null | grep -o 'pid [0-9]*' | sort -u | cut -d' ' -f2)
+        alive=
+        for p in $pids; do
+            kill -0 "$p" 2>/dev/null && alive=1
+        done
+        [ -n "$alive" ] || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# mt_reclaim: frees the simulator slots of the processes that are gone, once every owner has
+# finished exiting (the simulator frees a slot only when its owner no longer exists, as a Mac's
+# kernel does at the process's end).
+mt_reclaim()
+{
+    mt_owners_gone
+    "$TBSIMCTL" reclaim >/dev/null 2>&1
+}
+
 mt_nothing_held()
 {
     local out
@@ -378,4 +405,5 @@ mt_await_end()
         grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
     sleep 1 # the launcher's last kills
+    mt_owners_gone 15
 }

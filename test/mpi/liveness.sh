@@ -8,6 +8,8 @@
 #   compute (no fault) the last rank computes outside MPI for 7 s, longer than the peer timeout,
 #           while its peers wait for it in MPI: its liveness thread answers for it, and the job
 #           completes, every result right
+#   overlap (no fault) every rank computes 30 ms between posting each exchange and waiting for it
+#           (the liveness thread's queued callbacks and held frames, handed over in order)
 #   pause   (no fault) mac-c's first rank stopped for 4 s, 80 % of the peer timeout, then
 #           continued, with 2 ranks per Mac (7 peers each): the job must complete, every result
 #           right (a stall that short must never end a job: docs/design.md, "Liveness")
@@ -52,7 +54,7 @@ held_only()
     others=$(echo "$out" | grep '^held' | grep -v " pid ${2:-none}\b")
     check "$1: nothing held but the slots of the process that died (${2:-none})" test -z "$others" \
         || echo "$out" | sed 's/^/    | /'
-    "$TBSIMCTL" reclaim >/dev/null
+    mt_reclaim
     mt_nothing_held "$1, after tbsimctl reclaim"
 }
 
@@ -80,6 +82,10 @@ fi
 
 # compute: a rank busy outside MPI for longer than the peer timeout is not lost.
 mt_run compute 4 1 -- tb_ring 3 65536 7
+# overlap: every rank computes 30 ms between posting each exchange and waiting for it: the
+# liveness thread acknowledges, queues send callbacks and holds the peers' frames meanwhile, and
+# the application thread runs the callbacks before it hands over a peer's held frames.
+mt_run overlap 4 1 -- tb_ring 2 65536 0 0.03
 
 # pause: a stall shorter than 80 % of the peer timeout ends nothing.
 if mt_job_start pause 8 2 "tbtest ring: running" -- tb_ring 10; then

@@ -15,6 +15,9 @@
 #   repro  (one rank per Mac) issue 24's reproduction: 1 MiB messages one way, each answered
 #          with 1 byte, and eight outages of 0.4 s, 1.5 s apart (it hung in 5 of 6 trials): the
 #          job must go on after each and end when told to, every byte right
+#   small  (one rank per Mac) two 2 s outages under 1-frame messages only: nothing on the bulk
+#          channel can carry the 1-frame channel's grants, so its recovery rests on its own control
+#          reserve and forced acknowledgements
 #   start  the cable loses everything from before the job starts: the connection handshake
 #          gives up after the peer timeout (its own limit, or liveness, whichever comes first),
 #          and the job ends within 30 s naming the cable
@@ -46,7 +49,7 @@ stop_job()
         pgrep -f "$MT_BIN/tb_outage" >/dev/null || break
         sleep 0.1
     done
-    "$TBSIMCTL" reclaim >/dev/null 2>&1
+    mt_reclaim
 }
 
 # ranks_gone NAME: every rank of the ended job exits within 15 s (mpirun's kills reach them
@@ -95,7 +98,7 @@ await_job()
     done
     if kill -0 "$MT_JOB_PID" 2>/dev/null; then
         fail "$1: the job still ran $2 s later (a hang): stopped"
-        grep -E "tbtest|tbrdma" "$MT_OUT" | tail -20 | sed 's/^/    | /'
+        grep -aE "tbtest|tbrdma" "$MT_OUT" | tail -20 | sed 's/^/    | /'
         stop_job
         return 1
     fi
@@ -104,16 +107,17 @@ await_job()
     MT_JOB_PID=
 }
 
-# short [repro]: every outage shorter than the peer timeout is survived (repro: issue 24's
-# reproduction, eight outages of 0.4 s under 1 MiB messages answered with 1 byte).
+# short [repro|small]: every outage shorter than the peer timeout is survived (repro: issue 24's
+# reproduction, eight outages of 0.4 s under 1 MiB messages answered with 1 byte; small: two of
+# 2 s under 1-frame messages only).
 short()
 {
     local name=${1:-short} stop=$STOP_DIR/${1:-short} before after d try rounds done_rounds
     local outages=$OUTAGES args=()
-    if [ -n "${1:-}" ]; then
-        outages="0.4 0.4 0.4 0.4 0.4 0.4 0.4 0.4"
-        args=(1 repro)
-    fi
+    case "${1:-}" in
+    repro) outages="0.4 0.4 0.4 0.4 0.4 0.4 0.4 0.4" args=(1 repro) ;;
+    small) outages="2 2" args=(1 small) ;;
+    esac
     rm -f "$stop"
     mt_job_start "$name" "$np" "$slots" "tbtest outage: running" -- tb_outage "$stop" 80 "${args[@]}" \
         || return
@@ -135,8 +139,8 @@ short()
     touch "$stop"
     await_job "$name" 30 || return
     check "$name: mpirun exit status 0" test "$JOB_RC" -eq 0 \
-        || grep -E "FAIL|tbrdma|rror|abort" "$MT_OUT" | head -20 | sed 's/^/    | /'
-    expect "$name: every rank's verdict" "$np" "$(grep -c "^tbtest outage: rank [0-9]* of $np OK" "$MT_OUT")"
+        || grep -aE "FAIL|tbrdma|rror|abort" "$MT_OUT" | head -20 | sed 's/^/    | /'
+    expect "$name: every rank's verdict" "$np" "$(grep -ac "^tbtest outage: rank [0-9]* of $np OK" "$MT_OUT")"
     done_rounds=$(sed -n 's/^tbtest outage: \([0-9]*\) rounds in .*/\1/p' "$MT_OUT")
     check "$name: the job went on after the last outage (round ${rounds:-none} then, ${done_rounds:-no} rounds in all)" \
         test "${done_rounds:-0}" -gt "${rounds:-0}"
@@ -162,7 +166,7 @@ long()
         awk -v s="$secs" -v r="$JOB_RC" 'BEGIN {exit !(r != 0 && s <= 15)}'
     if ! check_grep "long: the message names the lost peer and the cable" "$MT_OUT" \
         'lost peer .* on host mac-[ab], over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en'; then
-        grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
+        grep -avE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
     ranks_gone "$name"
 }
@@ -185,7 +189,7 @@ starve()
         awk -v s="$secs" -v r="$JOB_RC" 'BEGIN {exit !(r != 0 && s <= 15)}'
     if ! check_grep "starve: the message names the peer and its bulk channel" "$MT_OUT" \
         'lost peer .* on host mac-[ab], over the cable .*: its bulk channel acknowledged none of frames'; then
-        grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
+        grep -avE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
     ranks_gone "$name"
 }
@@ -209,7 +213,7 @@ start()
     # the handshake's own limit and the liveness rule both end it at the peer timeout: either says so
     if ! check_grep "start: the message names the cable it could not connect over, and why" "$MT_OUT" \
         'cannot connect to peer .* over the cable mac-[ab] rdma_en[0-9]+ \(interface en[0-9]+\) <-> mac-[ab] rdma_en.*(no answer within [0-9]+ ms .* to the connection handshake|no frame from it for [0-9.]+ s)'; then
-        grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
+        grep -avE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
     ranks_gone "$name"
 }
@@ -219,6 +223,8 @@ mt_nothing_held "after the short outages"
 if [ "$slots" = 1 ]; then
     short repro
     mt_nothing_held "after the reproduction"
+    short small
+    mt_nothing_held "after the outages under small messages"
 fi
 start
 mt_nothing_held "after the silent start (dead processes' slots reclaimed)"

@@ -155,7 +155,7 @@ pull()
     check_nogrep "$name: no rank received wrong data" "$MT_OUT" "tbtest ring: rank [0-9]*: FAIL"
     "$MT_TBCLUSTER" fault "$id" up
     mt_nothing_held "$name: after the job"
-    "$TBSIMCTL" reclaim >/dev/null
+    mt_reclaim
 }
 
 pull second "$(echo "$DOUBLED" | sed -n 2p)"

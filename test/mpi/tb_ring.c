@@ -4,9 +4,11 @@
  * count, then all ranks agree on a checksum of the round (MPI_Allreduce). Rank 0 prints
  * "tbtest ring: running" after the first round, so a test knows when to break something, and
  * decides when to stop (MPI_Bcast), so every rank runs the same rounds.
- * Usage: tb_ring [seconds] [bytes] [compute] (default 20 s, 65536 B, 0 s): with compute > 0 the
- * last rank computes outside MPI for that many seconds once, after the first round, while the
- * others wait for it inside MPI (its liveness thread must keep answering their probes).
+ * Usage: tb_ring [seconds] [bytes] [compute] [overlap] (default 20 s, 65536 B, 0 s, 0 s): with
+ * compute > 0 the last rank computes outside MPI for that many seconds once, after the first
+ * round, while the others wait for it inside MPI (its liveness thread must keep answering their
+ * probes); with overlap > 0 every rank computes that long between posting each exchange and
+ * waiting for it.
  */
 #include "tb_common.h"
 
@@ -20,8 +22,23 @@ static double tb_now(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
-/* One round: an exchange at every distance, every byte checked; returns the bytes received. */
-static long tb_round(unsigned char *out, unsigned char *in, size_t len, int round)
+/* Busy outside MPI for s seconds: no progress call, only the liveness thread answers. */
+static void tb_compute(double s)
+{
+    double until = tb_now() + s;
+
+    while (tb_now() < until) {
+    }
+}
+
+/*
+ * One round: an exchange at every distance, every byte checked; returns the bytes received.
+ * overlap > 0: the send and the receive are posted and progressed for 2 ms (a rendezvous's
+ * fragments go out), then the rank computes that long and waits, so the liveness thread takes the
+ * acknowledgements (their callbacks queued) and the peers' frames (held) meanwhile, for the
+ * application thread to hand over in order.
+ */
+static long tb_round(unsigned char *out, unsigned char *in, size_t len, int round, double overlap)
 {
     char what[96];
     MPI_Status st;
@@ -30,11 +47,29 @@ static long tb_round(unsigned char *out, unsigned char *in, size_t len, int roun
 
     for (int d = 1; d < tb_size; d++) {
         int to = (tb_rank + d) % tb_size, from = (tb_rank - d + tb_size) % tb_size;
+        MPI_Request req[2];
+        MPI_Status sts[2];
 
         tb_fill(out, len, ((uint64_t) round << 16) ^ ((uint64_t) tb_rank << 4) ^ (uint64_t) d);
         memset(in, 0, len);
-        MPI_Sendrecv(out, (int) len, MPI_BYTE, to, d, in, (int) len, MPI_BYTE, from, d,
-                     MPI_COMM_WORLD, &st);
+        if (overlap > 0) {
+            double until = tb_now() + 0.002;
+            int done = 0;
+
+            MPI_Irecv(in, (int) len, MPI_BYTE, from, d, MPI_COMM_WORLD, &req[0]);
+            MPI_Isend(out, (int) len, MPI_BYTE, to, d, MPI_COMM_WORLD, &req[1]);
+            while (!done && tb_now() < until) { /* progress a moment: the fragments go out */
+                MPI_Testall(2, req, &done, sts);
+            }
+            tb_compute(overlap);
+            if (!done) {
+                MPI_Waitall(2, req, sts);
+            }
+            st = sts[0];
+        } else {
+            MPI_Sendrecv(out, (int) len, MPI_BYTE, to, d, in, (int) len, MPI_BYTE, from, d,
+                         MPI_COMM_WORLD, &st);
+        }
         MPI_Get_count(&st, MPI_BYTE, &count);
         snprintf(what, sizeof(what), "round %d: %zu bytes from rank %d", round, len, from);
         tb_check((size_t) count == len, "%s: received count %d", what, count);
@@ -49,6 +84,7 @@ int main(int argc, char **argv)
     double seconds = (argc > 1) ? atof(argv[1]) : 20.0, start;
     size_t len = (argc > 2) ? strtoul(argv[2], NULL, 0) : 65536;
     double compute = (argc > 3) ? atof(argv[3]) : 0.0;
+    double overlap = (argc > 4) ? atof(argv[4]) : 0.0;
     unsigned char *out, *in;
     int round = 0, more = 1;
 
@@ -57,7 +93,7 @@ int main(int argc, char **argv)
     in = tb_malloc(len);
     start = tb_now();
     while (more) {
-        long got = tb_round(out, in, len, round), sum = 0;
+        long got = tb_round(out, in, len, round, overlap), sum = 0;
 
         MPI_Allreduce(&got, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         tb_check(sum == (long) len * tb_size * (tb_size - 1), "round %d: %ld bytes in all", round,
@@ -67,10 +103,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
         if (0 == round && compute > 0 && tb_size - 1 == tb_rank) {
-            double until = tb_now() + compute;
-
-            while (tb_now() < until) { /* busy, outside MPI: no progress call */
-            }
+            tb_compute(compute);
         }
         more = (0 == tb_rank) ? tb_now() - start < seconds : 0;
         MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);

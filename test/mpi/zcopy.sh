@@ -18,6 +18,7 @@
 #   reuse    5 % lost, checksums off, the simulator giving a destroyed queue pair's number to the
 #            next one (TBSIM_QPN_REUSE=1): every new epoch's queue pair has another number than
 #            the one it replaces, every byte arrives
+#   giveup   (4.1) every chunk lost for good: each get gives up after 8 epochs, ob1 copies it
 #   slow     cables at 50 MB/s on which 1-frame messages pass bulk ones: chunks still on the wire
 #            are not declared lost again and again, everything carried zero-copy
 set -uo pipefail
@@ -143,6 +144,19 @@ if mt_run reuse 4 1 "${ZC[@]}" -x TBSIM_QPN_REUSE=1 --mca btl_tbrdma_checksum 0 
 fi
 faults "drop=0 corrupt=0"
 mt_nothing_held "after the faults"
+
+# giveup (Open MPI 4.1; the rule is the same on 5.0): every chunk is lost for good (the cables
+# drop every message of 100 KB and more: 1 MiB chunks, not the 64 KiB bulk frames): each get
+# gives up after 8 epochs without progress and ob1 copies it, every byte right, in bounded time.
+if [ 4.1 = "$MT_FLAVOUR" ]; then
+    faults "drop=1 drop_min=100000"
+    if MT_TIMEOUT=90 mt_run giveup 4 1 "${ZC[@]}" -- tb_zcopy realloc 1 4194304; then
+        check "giveup: gets lost chunks ($(mt_stat 'lost chunks')), gave up and were copied by ob1 ($(mt_stat 'gets failed'))" \
+            test "$(mt_stat 'lost chunks')" -gt 0 -a "$(mt_stat 'gets failed')" -gt 0
+    fi
+    faults "drop=0 drop_min=0"
+    mt_nothing_held "giveup"
+fi
 
 # slow: the cables at 0.4 Gbit/s (50 MB/s, 20 ns a byte) and 1-frame messages passing bulk ones
 # (interleave=1: what Apple's engine does if it arbitrates queue pairs packet by packet), so a
