@@ -199,12 +199,28 @@ bg_start()
     bg_t0=$(date +%s)
 }
 
+# bg_promote: the lane and every process it started leave the idle class (what they start from
+# then on inherits it). At the join the run has nothing else to do, and on a machine where other
+# work keeps both cores busy an idle-class lane would get no core at all: the run would wait for
+# ever.
+bg_promote()
+{
+    local todo=("$bg_pid") p
+    while [ "${#todo[@]}" -gt 0 ]; do
+        p=${todo[0]}
+        todo=("${todo[@]:1}")
+        chrt -a --other -p 0 "$p" 2>/dev/null
+        mapfile -t -O "${#todo[@]}" todo < <(pgrep -P "$p")
+    done
+}
+
 # bg_join: waits for the background stage, prints its verdicts and adds them to the counts.
 # shellcheck disable=SC2031 # these are the foreground's counts; the lane's come from its files
 bg_join()
 {
     local p f s
     [ -n "$bg_pid" ] || return 0
+    bg_promote
     wait "$bg_pid"
     echo "== $bg_title (in the background from $((bg_t0 - start_all)) s to" \
         "$(($(cat "$bg_dir/end" 2>/dev/null || date +%s) - start_all)) s of this run," \
