@@ -1,8 +1,8 @@
 /*
  * Read-only access to a JSON document, for the operator tools that read JSON written by other
- * programs (macOS's `system_profiler -json`). The reader is the strict RFC 8259 reader of the
- * mesh spec parser (tbrdma_mesh_spec.c), which owns it: same grammar, same limits (nesting 16
- * levels), same error text with line and column. Values are named by node indexes; -1 means
+ * programs (macOS's `system_profiler -json`), and for the mesh spec parser (MLX's hostfile,
+ * tbrdma_mesh_spec.c). The reader (tbrdma_json.c) is strict: RFC 8259 grammar, nesting bounded
+ * to 16 levels, errors naming the line and column. Values are named by node indexes; -1 means
  * "no such value" and every accessor accepts it, so lookups chain without checks in between.
  */
 #ifndef TBRDMA_JSON_H
@@ -42,6 +42,12 @@ int tbrdma_json_member(const tbrdma_json_doc_t *doc, int node, const char *key);
 /* First element (array) or member value (object), and the next sibling; -1 at the end. */
 int tbrdma_json_first(const tbrdma_json_doc_t *doc, int node);
 int tbrdma_json_next(const tbrdma_json_doc_t *doc, int node);
+
+/* The number of elements (array) or members (object); 0 for any other value. */
+int tbrdma_json_count(const tbrdma_json_doc_t *doc, int node);
+
+/* The i-th element (array) or member value (object), counted from 0, or -1. */
+int tbrdma_json_at(const tbrdma_json_doc_t *doc, int node, int i);
 
 /* The decoded text of a string value, or NULL when node is not a string. */
 const char *tbrdma_json_string(const tbrdma_json_doc_t *doc, int node);
