@@ -110,12 +110,6 @@ static int component_close(void)
     return OPAL_SUCCESS;
 }
 
-/* Messages every process would print alike are printed by local rank 0 only. */
-static bool component_speaks_for_host(void)
-{
-    return 0 == TBRDMA_MY_LOCAL_RANK();
-}
-
 /* Step 1: load the verbs library (btl_tbrdma_verbs_lib or the platform's). */
 static int component_open_verbs(const char *host)
 {
@@ -209,7 +203,7 @@ static void component_report_unusable(const char *host, const tbrdma_port_info_t
 
     TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: host %s: none of the %d ports is usable",
                    host, n);
-    if (!component_speaks_for_host()) {
+    if (!mca_btl_tbrdma_speaks_for_host()) {
         return;
     }
     text = malloc(len);
@@ -349,7 +343,7 @@ static int component_read_mesh_file(const char *host, tbrdma_mesh_spec_t **spec_
         snprintf(msg, sizeof(msg), "host %s: mesh file %s (btl_tbrdma_mesh_file): %s", host, path,
                  err);
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "declining: %s", msg);
-        if (component_speaks_for_host()) {
+        if (mca_btl_tbrdma_speaks_for_host()) {
             mca_btl_tbrdma_show_help("mesh-file", msg);
         }
     }

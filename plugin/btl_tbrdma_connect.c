@@ -23,6 +23,7 @@
 
 #include "core/tbrdma_budget.h"
 #include "core/tbrdma_conn.h"
+#include "core/tbrdma_diag.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,13 +32,7 @@
 
 #define CONNECT_KEY         "btl.tbrdma.conn.v1"
 #define CONNECT_RETRY_NS    10000000ull /* the handshake asks again every 10 ms */
-#define CONNECT_RDMA_PREFIX "rdma_"
-#define CONNECT_NOT_STRIPED 1 /* the peer has no queue pairs for this striped cable */
-
-static bool connect_speaks_for_host(void)
-{
-    return 0 == TBRDMA_MY_LOCAL_RANK();
-}
+#define CONNECT_NOT_STRIPED 1           /* the peer has no queue pairs for this striped cable */
 
 int mca_btl_tbrdma_job_ranks_on(const mca_btl_tbrdma_job_t *job, size_t nprocs, int h)
 {
@@ -47,14 +42,6 @@ int mca_btl_tbrdma_job_ranks_on(const mca_btl_tbrdma_job_t *job, size_t nprocs, 
         n += (job->proc_host[i] == h) ? 1 : 0;
     }
     return n;
-}
-
-/* "en2" for "rdma_en2" (Apple's naming), else the device name itself. */
-static const char *connect_iface_of(const char *device)
-{
-    size_t n = strlen(CONNECT_RDMA_PREFIX);
-
-    return (0 == strncmp(device, CONNECT_RDMA_PREFIX, n)) ? device + n : device;
 }
 
 int mca_btl_tbrdma_job_host_index(const mca_btl_tbrdma_job_t *job, const char *host)
@@ -79,7 +66,7 @@ static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, 
     const char *dev = job->hosts[a].ports[job->mesh->link[a][b].ports[k]].device;
     tbrdma_budget_use_t use = {job->hosts[a].host,
                                dev,
-                               connect_iface_of(dev),
+                               tbrdma_diag_iface_of(dev),
                                job->hosts[b].host,
                                mca_btl_tbrdma_job_ranks_on(job, nprocs, a),
                                mca_btl_tbrdma_job_ranks_on(job, nprocs, b),
@@ -91,7 +78,7 @@ static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, 
                                sizeof(msg))) {
         return 0;
     }
-    if (a == own && connect_speaks_for_host()) {
+    if (a == own && mca_btl_tbrdma_speaks_for_host()) {
         mca_btl_tbrdma_show_help("qp-budget", msg);
     }
     return 1;
@@ -251,7 +238,8 @@ static int connect_peer_record(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_conn_
 }
 
 /* Step 4 for one endpoint. */
-static int connect_endpoint(mca_btl_tbrdma_endpoint_t *ep, uint64_t now, char *err, size_t errlen)
+static int connect_endpoint(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            uint64_t now, char *err, size_t errlen)
 {
     const opal_process_name_t *me = &OPAL_PROC_MY_NAME;
     const tbrdma_conn_entry_t *entry;
@@ -268,7 +256,7 @@ static int connect_endpoint(mca_btl_tbrdma_endpoint_t *ep, uint64_t now, char *e
         snprintf(err, errlen, "its connection record has no queue pairs for this process");
         rc = -1;
     } else {
-        rc = mca_btl_tbrdma_endpoint_connect(ep, entry, rec.flags, now, err, errlen);
+        rc = mca_btl_tbrdma_endpoint_connect(module, ep, entry, rec.flags, now, err, errlen);
     }
     tbrdma_conn_record_free(&rec);
     return rc;
@@ -279,7 +267,7 @@ static void connect_report(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma
 {
     char where[TBRDMA_MSG_MAX / 2], msg[TBRDMA_MSG_MAX];
 
-    mca_btl_tbrdma_endpoint_describe(ep, where, sizeof(where));
+    mca_btl_tbrdma_endpoint_describe(module, ep, where, sizeof(where));
     snprintf(msg, sizeof(msg), "host %s (%s): cannot connect to %s: %s", module->local.host,
              OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), where, why);
     mca_btl_tbrdma_show_help("connect-failed", msg);
@@ -298,7 +286,7 @@ static void connect_all(mca_btl_tbrdma_module_t *module)
         if (TBRDMA_EP_READY != ep->state) {
             continue;
         }
-        rc = connect_endpoint(ep, now, err, sizeof(err));
+        rc = connect_endpoint(module, ep, now, err, sizeof(err));
         if (CONNECT_NOT_STRIPED == rc) {
             TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                            "%s: peer %s publishes no queue pairs for striped cable %d "

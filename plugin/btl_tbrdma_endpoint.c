@@ -169,11 +169,11 @@ static int endpoint_check_peer(const mca_btl_tbrdma_endpoint_t *ep, const tbrdma
     return 0;
 }
 
-int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
+int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_module_t *module,
+                                       const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
                                        uint32_t peer_qpn, uint32_t peer_psn, uint32_t psn,
                                        char *err, size_t errlen)
 {
-    const mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
     const tbrdma_modex_port_t *local = &module->local.ports[ep->local_port];
     tbrdma_vpeer_t vp;
 
@@ -185,17 +185,17 @@ int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrd
     return tbrdma_verbs_qp_connect(qp, local->gid_index, psn, &vp, err, errlen);
 }
 
-int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
+int mca_btl_tbrdma_endpoint_connect(const mca_btl_tbrdma_module_t *module,
+                                    mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
                                     uint8_t peer_flags, uint64_t now, char *err, size_t errlen)
 {
-    mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
     int rc = endpoint_check_peer(ep, peer, err, errlen);
 
     if (0 != rc) {
         return rc;
     }
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        rc = mca_btl_tbrdma_endpoint_qp_connect(ep, ep->chan[c].qp, peer->qpn[c], peer->psn,
+        rc = mca_btl_tbrdma_endpoint_qp_connect(module, ep, ep->chan[c].qp, peer->qpn[c], peer->psn,
                                                 ep->psn, err, errlen);
         if (0 != rc) {
             return rc;
@@ -222,9 +222,9 @@ void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep)
     mca_btl_tbrdma_zc_release(ep);
 }
 
-void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len)
+void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_module_t *module,
+                                      const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len)
 {
-    const mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
     const tbrdma_port_info_t *lp = &module->ports[ep->local_port];
     char which[32] = "";
 

@@ -121,18 +121,21 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
                                   tbrdma_conn_entry_t *entry, char *err, size_t errlen);
 
 /*
- * Connects a READY endpoint to the peer's entry: RTR/RTS of both queue pairs, credits from the
- * peer's receive depths, checksums when either side wants them (peer_flags). CONNECTED on
- * success; 0 or a negative errno with err set.
+ * Connects a READY endpoint of module to the peer's entry: RTR/RTS of both queue pairs, credits
+ * from the peer's receive depths, checksums when either side wants them (peer_flags). CONNECTED
+ * on success; 0 or a negative errno with err set.
  */
-int mca_btl_tbrdma_endpoint_connect(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
+int mca_btl_tbrdma_endpoint_connect(const mca_btl_tbrdma_module_t *module,
+                                    mca_btl_tbrdma_endpoint_t *ep, const tbrdma_conn_entry_t *peer,
                                     uint8_t peer_flags, uint64_t now, char *err, size_t errlen);
 
 /*
- * Connects queue pair qp of ep, in INIT, to the peer's queue pair peer_qpn (send PSN peer_psn)
- * over the endpoint's cable, sending from PSN psn. 0 or a negative errno with err set.
+ * Connects queue pair qp of ep (an endpoint of module), in INIT, to the peer's queue pair
+ * peer_qpn (send PSN peer_psn) over the endpoint's cable, sending from PSN psn. 0 or a negative
+ * errno with err set.
  */
-int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
+int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_module_t *module,
+                                       const mca_btl_tbrdma_endpoint_t *ep, tbrdma_vqp_t *qp,
                                        uint32_t peer_qpn, uint32_t peer_psn, uint32_t psn,
                                        char *err, size_t errlen);
 
@@ -140,6 +143,7 @@ int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_endpoint_t *ep, tbrd
 void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep);
 
 /* "peer 3 on host mac-c (cable mac-a rdma_en3 (en3) <-> mac-c rdma_en2)": for messages. */
-void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len);
+void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_module_t *module,
+                                      const mca_btl_tbrdma_endpoint_t *ep, char *buf, size_t len);
 
 #endif /* BTL_TBRDMA_ENDPOINT_H */

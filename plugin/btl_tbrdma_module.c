@@ -137,24 +137,16 @@ static int module_job_alloc(module_job_t *job, size_t nprocs)
 /* Index of host in job->hosts; appends m when new. -1 when the job has too many hosts. */
 static int module_job_add_host(module_job_t *job, const tbrdma_modex_t *m)
 {
-    int i;
+    int i = mca_btl_tbrdma_job_host_index(job, m->host);
 
-    for (i = 0; i < job->nhosts; i++) {
-        if (0 == strcmp(job->hosts[i].host, m->host)) {
-            return i;
-        }
+    if (0 <= i) {
+        return i;
     }
     if (TBRDMA_MAX_HOSTS == job->nhosts) {
         return -1;
     }
     job->hosts[job->nhosts] = *m;
     return job->nhosts++;
-}
-
-/* Messages every process of a host would print alike come from local rank 0 only. */
-static bool module_speaks_for_host(void)
-{
-    return 0 == TBRDMA_MY_LOCAL_RANK();
 }
 
 static const char *module_proc_name(const opal_proc_t *proc)
@@ -225,7 +217,7 @@ static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs, 
             return OPAL_ERR_NOT_SUPPORTED;
         }
     }
-    if (0 < nsilent && module_speaks_for_host()) {
+    if (0 < nsilent && mca_btl_tbrdma_speaks_for_host()) {
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                        "%zu of %zu processes have no usable tbrdma address (tbrdma declined on "
                        "their hosts, or their address is unreadable): the other BTLs reach them",
@@ -272,7 +264,8 @@ static void module_print_mesh(const module_job_t *job)
     size_t len;
     char *text, *line, *save = NULL;
 
-    if (TBRDMA_VERBOSE_DECLINE > mca_btl_tbrdma_component.verbose || !module_speaks_for_host()) {
+    if (TBRDMA_VERBOSE_DECLINE > mca_btl_tbrdma_component.verbose
+        || !mca_btl_tbrdma_speaks_for_host()) {
         return;
     }
     len = tbrdma_mesh_describe(job->hosts, job->mesh, NULL, 0) + 1;
@@ -305,7 +298,7 @@ static int module_solve_mesh(mca_btl_tbrdma_module_t *module, module_job_t *job)
     if (0 == rc) {
         return OPAL_SUCCESS;
     }
-    if (module_speaks_for_host()) {
+    if (mca_btl_tbrdma_speaks_for_host()) {
         mca_btl_tbrdma_show_help(-ENOTCONN != rc ? "mesh-invalid"
                                  : partial       ? "mesh-partial"
                                                  : "mesh-incomplete",
@@ -336,7 +329,7 @@ static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, 
         }
         link = &job->mesh->link[own][h];
         if (0 > link->port) {
-            if (module_speaks_for_host()) {
+            if (mca_btl_tbrdma_speaks_for_host()) {
                 TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                                "peer %s on host %s is unreachable: no "
                                "cable from host %s",
@@ -416,7 +409,7 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     }
     OPAL_THREAD_LOCK(&module->lock);
     rc = module_collect_hosts(module, nprocs, procs, &job);
-    if (OPAL_ERR_NOT_SUPPORTED == rc && module_speaks_for_host()) {
+    if (OPAL_ERR_NOT_SUPPORTED == rc && mca_btl_tbrdma_speaks_for_host()) {
         mca_btl_tbrdma_show_help("mesh-invalid", job.err);
     }
     if (OPAL_SUCCESS == rc) {

@@ -10,6 +10,8 @@
  */
 #include "btl_tbrdma_netif.h"
 
+#include "core/tbrdma_diag.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -33,8 +35,7 @@
 #include <sys/ioctl.h>
 #endif
 
-#define NETIF_DEVICE_PREFIX "rdma_"
-#define NETIF_SYSFS_IB      "/sys/class/infiniband"
+#define NETIF_SYSFS_IB "/sys/class/infiniband"
 
 static void netif_copy(char *dst, size_t len, const char *src)
 {
@@ -44,15 +45,15 @@ static void netif_copy(char *dst, size_t len, const char *src)
 /* Rule 1: "rdma_en2" pairs with "en2" when that interface exists here. */
 static int netif_pair_by_name(const char *device, char *ifname, size_t len)
 {
-    size_t plen = strlen(NETIF_DEVICE_PREFIX);
+    const char *iface = tbrdma_diag_iface_of(device);
 
-    if (0 != strncmp(device, NETIF_DEVICE_PREFIX, plen) || '\0' == device[plen]) {
+    if (iface == device || '\0' == iface[0]) {
+        return -ENOENT; /* no "rdma_" prefix, or nothing after it */
+    }
+    if (0 == if_nametoindex(iface)) {
         return -ENOENT;
     }
-    if (0 == if_nametoindex(device + plen)) {
-        return -ENOENT;
-    }
-    netif_copy(ifname, len, device + plen);
+    netif_copy(ifname, len, iface);
     return 0;
 }
 

@@ -106,6 +106,11 @@ void mca_btl_tbrdma_show_help(const char *topic, const char *text)
     opal_output(mca_btl_tbrdma_component.output, "tbrdma: %s", text);
 }
 
+bool mca_btl_tbrdma_speaks_for_host(void)
+{
+    return 0 == TBRDMA_MY_LOCAL_RANK();
+}
+
 #ifdef TBRDMA_DEBUG
 void mca_btl_tbrdma_assert(int ok, const char *what, const char *file, int line)
 {

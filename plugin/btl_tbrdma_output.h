@@ -65,4 +65,10 @@ void mca_btl_tbrdma_output_close(void);
  */
 void mca_btl_tbrdma_show_help(const char *topic, const char *text);
 
+/*
+ * True in the process that speaks for its host (local rank 0): messages every process of a host
+ * would print alike are printed by that one only.
+ */
+bool mca_btl_tbrdma_speaks_for_host(void);
+
 #endif /* BTL_TBRDMA_OUTPUT_H */

@@ -135,7 +135,7 @@ static mca_btl_tbrdma_endpoint_t *progress_report_one(mca_btl_tbrdma_module_t *m
             continue;
         }
         ep->fail_reported = 1;
-        mca_btl_tbrdma_endpoint_describe(ep, where, sizeof(where));
+        mca_btl_tbrdma_endpoint_describe(module, ep, where, sizeof(where));
         snprintf(msg, sizeof(msg), "host %s (%s): lost %s: %s", module->local.host,
                  OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), where, ep->fail_reason);
         mca_btl_tbrdma_show_help("peer-lost", msg);

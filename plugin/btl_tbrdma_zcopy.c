@@ -272,7 +272,7 @@ static void zc_join(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *
     char err[TBRDMA_MSG_MAX / 4];
 
     if (0
-        != mca_btl_tbrdma_endpoint_qp_connect(ep, zc->qp, m->qpn, m->psn, zc->psn, err,
+        != mca_btl_tbrdma_endpoint_qp_connect(module, ep, zc->qp, m->qpn, m->psn, zc->psn, err,
                                               sizeof(err))) {
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "zero-copy off towards host %s: %s", ep->peer_host,
                        err);

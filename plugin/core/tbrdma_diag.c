@@ -98,12 +98,8 @@ static void diag_add_port_down(tbrdma_fmt_t *fmt)
 
 static void diag_add_no_interface(tbrdma_fmt_t *fmt, const tbrdma_port_info_t *port)
 {
-    const char *expected = port->device;
+    const char *expected = tbrdma_diag_iface_of(port->device);
 
-    /* Apple pairs rdma_enX with enX. */
-    if (0 == strncmp(expected, "rdma_", 5)) {
-        expected += 5;
-    }
     tbrdma_fmt_add(fmt,
                    "no network interface pairs with the device (expected %s for %s); fix: check "
                    "that `ifconfig %s` exists and is up, then report it if it does",

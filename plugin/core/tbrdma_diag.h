@@ -8,6 +8,10 @@
 
 #include "tbrdma_types.h"
 
+#include <string.h>
+
+#define TBRDMA_DIAG_DEVICE_PREFIX "rdma_" /* Apple names a device rdma_<its interface> */
+
 typedef enum tbrdma_diag {
     TBRDMA_DIAG_OK = 0,        /* usable: ACTIVE, IPv4 present, IPv4-mapped GID found */
     TBRDMA_DIAG_BRIDGED,       /* the interface is enslaved to a bridge (Thunderbolt Bridge) */
@@ -37,5 +41,13 @@ size_t tbrdma_diag_no_library_message(const char *host, const char *lib, const c
 
 /* The library loaded but lists no RDMA device: RDMA disabled, or not a Thunderbolt 5 Mac. */
 size_t tbrdma_diag_no_devices_message(const char *host, const char *lib, char *buf, size_t len);
+
+/* The interface Apple pairs with a device: "en2" for "rdma_en2", else the device name itself. */
+static inline const char *tbrdma_diag_iface_of(const char *device)
+{
+    size_t n = sizeof(TBRDMA_DIAG_DEVICE_PREFIX) - 1;
+
+    return (0 == strncmp(device, TBRDMA_DIAG_DEVICE_PREFIX, n)) ? device + n : device;
+}
 
 #endif /* TBRDMA_DIAG_H */

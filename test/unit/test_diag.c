@@ -1,7 +1,7 @@
 /*
  * Unit tests of plugin/core/tbrdma_diag.c: the order in which port problems are diagnosed, the
- * content of each message (host, device, interface, the cause and the fix commands), and the
- * snprintf-like length contract under truncation.
+ * content of each message (host, device, interface, the cause and the fix commands), the
+ * snprintf-like length contract under truncation, and the interface Apple pairs with a device.
  */
 #include "tbrdma_diag.h"
 #include "tbrdma_gid.h"
@@ -135,6 +135,20 @@ static void test_diag_message_no_interface(void)
     CU_ASSERT(!contains(msg, "host "));
 }
 
+/* Apple's device name to its interface: the prefix stripped once; any other name as it is. */
+static void test_diag_iface_of(void)
+{
+    const char *bare = "rdma_", *empty = "", *other = "mlx5_0", *partial = "rdma";
+
+    CU_ASSERT_STRING_EQUAL(tbrdma_diag_iface_of("rdma_en2"), "en2");
+    CU_ASSERT_STRING_EQUAL(tbrdma_diag_iface_of("rdma_rdma_en2"), "rdma_en2");
+    CU_ASSERT_PTR_EQUAL(tbrdma_diag_iface_of(other), other); /* the same string, unchanged */
+    CU_ASSERT_PTR_EQUAL(tbrdma_diag_iface_of(partial), partial);
+    CU_ASSERT_PTR_EQUAL(tbrdma_diag_iface_of(empty), empty);
+    CU_ASSERT_PTR_EQUAL(tbrdma_diag_iface_of(bare), bare + 5); /* the prefix alone: "" */
+    CU_ASSERT_STRING_EQUAL(tbrdma_diag_iface_of(bare), "");
+}
+
 static void test_diag_message_no_ipv4(void)
 {
     tbrdma_port_info_t port;
@@ -245,6 +259,7 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_diag_message_bridged),
     TBRDMA_UT_TEST(test_diag_message_port_down),
     TBRDMA_UT_TEST(test_diag_message_no_interface),
+    TBRDMA_UT_TEST(test_diag_iface_of),
     TBRDMA_UT_TEST(test_diag_message_no_ipv4),
     TBRDMA_UT_TEST(test_diag_message_no_mapped_gid),
     TBRDMA_UT_TEST(test_diag_message_no_library),
