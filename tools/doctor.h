@@ -1,13 +1,18 @@
 /*
  * tbrdma-doctor's model of a cluster: what the probe (tools/tbrdma-probe) reported about every
  * host, the cables found between them, and the findings, each one line naming host, device and
- * interface with the fix. The pieces:
+ * interface with the fix. The pieces (each calls only those listed above it, never back):
+ *   doctor_model.c   the helpers over this model that every other piece uses (pure)
  *   doctor_launch.c  runs the probe on every host through the launch agent (as mpirun does)
  *   doctor_probe.c   turns one host's probe output into a doc_host_t (pure)
  *   doctor_topo.c    finds the cables: which port faces which port (pure)
+ *   doctor_host.c    the per-host checks (pure)
+ *   doctor_cable.c   the checks between hosts: cables, their addresses, the mesh file (pure)
  *   doctor_check.c   every check, in an order where a root cause hides what it explains (pure)
  *   doctor_report.c  the text and JSON reports and the hostfiles of the solved mesh
- * Host and port indexes are positions in the host list; -1 means none.
+ * This header declares the model, doctor_model.c's helpers and doctor_probe.c's reader; the
+ * others have a header of their own. Host and port indexes are positions in the host list; -1
+ * means none.
  */
 #ifndef TBRDMA_DOCTOR_H
 #define TBRDMA_DOCTOR_H
@@ -27,6 +32,7 @@
 #define DOC_BUS_MAX     16
 #define DOC_HWPORT_MAX  32
 #define DOC_SVC_MAX     32
+#define DOC_LIST_MAX    512 /* a list of hosts or ports in one message */
 
 /* How a cable was found. */
 typedef enum doc_source {
@@ -136,23 +142,17 @@ typedef struct doc_cluster {
 /* doctor_probe.c: fills host (whose entry is set) from its probe output, keeping its tail. */
 void doc_probe_parse(const char *text, doc_host_t *host);
 
-/* doctor_topo.c: finds the cables from system_profiler or link-local neighbours. */
-void doc_topo_cables(doc_cluster_t *cl);
-
-/*
- * doctor_check.c: finds the cables (doc_topo_cables) and runs every check, appending findings;
- * agent and timeout are named in the unreachable-host message. Returns the number of problems.
- */
-int doc_check_all(doc_cluster_t *cl, const char *agent, int timeout);
-
-/* Appends a finding (printf-style text). */
+/* doctor_model.c: appends a finding (printf-style text). */
 void doc_add(doc_cluster_t *cl, const char *check, int problem, int host, const char *device,
              const char *ifname, const char *format, ...) __attribute__((format(printf, 7, 8)));
 
-/* Short host name for messages: what it calls itself, else its listed name. */
+/* doctor_model.c: short host name for messages: what it calls itself, else its listed name. */
 const char *doc_host_name(const doc_host_t *h);
 
-/* The physical cables as a mesh spec, with the names hosts call themselves. */
-void doc_cables_spec(const doc_cluster_t *cl, tbrdma_mesh_spec_t *spec);
+/* doctor_model.c: "host H: device D (interface I)" for messages. */
+void doc_port_subject(const doc_host_t *h, const doc_port_t *p, char *buf, size_t len);
+
+/* doctor_model.c: 1 when tbrdma-info found nothing wrong with the port (diagnosis "ok"). */
+int doc_port_usable(const doc_port_t *p);
 
 #endif /* TBRDMA_DOCTOR_H */

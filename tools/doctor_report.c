@@ -4,6 +4,7 @@
  * cluster: Open MPI's hostfile, tbrdma's mesh file and MLX's hostfile JSON (core's writers).
  */
 #include "doctor_report.h"
+#include "doctor_topo.h"
 
 #include "core/tbrdma_gid.h"
 

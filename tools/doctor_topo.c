@@ -11,7 +11,7 @@
  * A port whose peer interface carries no RDMA device (its host has RDMA off) gets peer_host
  * with peer_port -1: no cable for tbrdma, but the checks can say why.
  */
-#include "doctor.h"
+#include "doctor_topo.h"
 
 #include <string.h>
 #include <strings.h>

@@ -6,15 +6,17 @@
  * and crossed cables), the same Open MPI and tbrdma on every host, Open MPI finding tbrdma, and
  * on macOS the firewall, the Thunderbolt Bridge service and addresses that survive a restart.
  * One line per problem with its fix; a ready cluster prints one summary line. See
- * docs/doctor.md; the checks live in doctor_check.c.
+ * docs/doctor.md; doctor_check.c runs the checks (doctor.h lists the pieces).
  *
  * Exit codes: 0 a full-mesh job can run (notes may be printed), 1 problems, 2 usage error.
  */
 #include "config.h"
 
 #include "doctor.h"
+#include "doctor_check.h"
 #include "doctor_launch.h"
 #include "doctor_report.h"
+#include "doctor_topo.h"
 #include "tool_usage.h"
 
 #include <errno.h>

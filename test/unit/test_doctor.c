@@ -8,6 +8,7 @@
  * Also the JSON report and the files written, read back.
  */
 #include "doctor.h"
+#include "doctor_check.h"
 #include "doctor_report.h"
 #include "tbrdma_json.h"
 
