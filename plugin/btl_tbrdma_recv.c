@@ -131,7 +131,6 @@ static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         }
     }
     if (TBRDMA_FRAG_CTRL == frag->kind) {
-        ep->chan[frag->chan].beyond -= (frag->flags & TBRDMA_FF_BEYOND) ? 1 : 0;
         mca_btl_tbrdma_ctrl_put(frag);
         return;
     }
@@ -153,7 +152,6 @@ void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrd
         frag->flags &= ~TBRDMA_FF_POSTED;
         frag->ep->chan[frag->chan].sq_posted--;
         if (TBRDMA_FRAG_CTRL == frag->kind) {
-            frag->ep->chan[frag->chan].beyond -= (frag->flags & TBRDMA_FF_BEYOND) ? 1 : 0;
             mca_btl_tbrdma_ctrl_put(frag);
         } else if (0 == (frag->flags & TBRDMA_FF_QUEUED)) {
             send_finished(module, frag); /* acknowledged: ob1 hears of its success */

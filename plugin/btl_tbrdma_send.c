@@ -199,9 +199,21 @@ static mca_btl_tbrdma_frag_t *send_ctrl_get(mca_btl_tbrdma_device_t *dev, uint8_
     return frag;
 }
 
+/* A control frame posted beyond the peer's grant: nothing goes behind it (send_push_chan). */
+static void send_mark_beyond(mca_btl_tbrdma_chan_t *ch, mca_btl_tbrdma_frag_t *frag)
+{
+    frag->flags |= TBRDMA_FF_BEYOND;
+    ch->beyond++;
+}
+
+/* Back to its pool, once completed or never posted; a frame beyond the grant no longer is. */
 void mca_btl_tbrdma_ctrl_put(mca_btl_tbrdma_frag_t *frag)
 {
     int pool = send_ctrl_pool(frag->chan);
+
+    if (frag->flags & TBRDMA_FF_BEYOND) {
+        frag->ep->chan[frag->chan].beyond--;
+    }
 
     frag->next = frag->dev->pool[pool];
     frag->dev->pool[pool] = frag;
@@ -229,8 +241,7 @@ static void send_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_en
         mca_btl_tbrdma_ctrl_put(frag);
         return;
     }
-    frag->flags |= TBRDMA_FF_BEYOND; /* always beyond the limit */
-    ch->beyond++;
+    send_mark_beyond(ch, frag); /* always beyond the limit */
     module->stats.tx_ctrl++;
     module->stats.credit_probes++;
 }
@@ -259,8 +270,7 @@ void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
         return;
     }
     if (!credit) {
-        frag->flags |= TBRDMA_FF_BEYOND;
-        ch->beyond++;
+        send_mark_beyond(ch, frag);
     }
     module->stats.tx_ctrl++;
     module->stats.tx_forced += credit ? 0 : 1;
