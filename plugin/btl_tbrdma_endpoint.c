@@ -237,3 +237,14 @@ void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_module_t *module,
              '\0' != lp->ifname[0] ? lp->ifname : "?", ep->peer_host, ep->peer.device,
              ep->chan[0].qpn, ep->chan[1].qpn, which);
 }
+
+void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            const char *reason)
+{
+    if (TBRDMA_EP_CONNECTED != ep->state) {
+        return;
+    }
+    ep->state = TBRDMA_EP_FAILED;
+    snprintf(ep->fail_reason, sizeof(ep->fail_reason), "%s", reason);
+    module->failure_pending = true;
+}

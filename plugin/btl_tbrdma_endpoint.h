@@ -139,6 +139,10 @@ int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_module_t *module,
                                        uint32_t peer_qpn, uint32_t peer_psn, uint32_t psn,
                                        char *err, size_t errlen);
 
+/* Declares ep lost with reason (token). Reported to ob1 by an application thread. */
+void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                            const char *reason);
+
 /* Destroys the endpoint's queue pairs (its frames belong to the device). Idempotent. */
 void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep);
 

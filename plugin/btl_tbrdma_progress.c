@@ -1,5 +1,5 @@
 /*
- * tbrdma's progress: the token that serializes the data path, the pass that polls completions
+ * tbrdma's progress: the pass that polls completions
  * and moves frames, the timers (retransmission, delayed acknowledgements, liveness probes, peer
  * loss), the liveness thread, and how a lost peer is reported to ob1.
  *
@@ -27,101 +27,8 @@
 #include <time.h>
 
 #define PROGRESS_PORT_CHECK_NS 200000000ull /* at most one port query per device per 200 ms */
-#define PROGRESS_TOKEN_SPINS   64
-
-static __thread int progress_is_liveness_thread;
-static __thread char progress_thread_id; /* its address names the thread */
-
-uint64_t mca_btl_tbrdma_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
-int mca_btl_tbrdma_on_liveness_thread(void)
-{
-    return progress_is_liveness_thread;
-}
-
-/* ---- the token -------------------------------------------------------------------------- */
-
-int mca_btl_tbrdma_token_try(mca_btl_tbrdma_module_t *module)
-{
-    uintptr_t me = (uintptr_t) &progress_thread_id, free_ = 0;
-
-    if (me == atomic_load_explicit(&module->token_owner, memory_order_relaxed)) {
-        module->token_depth++;
-        return 1;
-    }
-    if (atomic_compare_exchange_strong_explicit(&module->token_owner, &free_, me,
-                                                memory_order_acquire, memory_order_relaxed)) {
-        module->token_depth = 1;
-        return 1;
-    }
-    return 0;
-}
-
-void mca_btl_tbrdma_token_take(mca_btl_tbrdma_module_t *module)
-{
-    int spins = 0;
-
-    while (!mca_btl_tbrdma_token_try(module)) {
-        if (++spins == PROGRESS_TOKEN_SPINS) {
-            sched_yield();
-            spins = 0;
-        }
-    }
-}
-
-void mca_btl_tbrdma_token_release(mca_btl_tbrdma_module_t *module)
-{
-    if (0 == --module->token_depth) {
-        atomic_store_explicit(&module->token_owner, 0, memory_order_release);
-    }
-}
 
 /* ---- failures --------------------------------------------------------------------------- */
-
-void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                            const char *reason)
-{
-    if (TBRDMA_EP_CONNECTED != ep->state) {
-        return;
-    }
-    ep->state = TBRDMA_EP_FAILED;
-    snprintf(ep->fail_reason, sizeof(ep->fail_reason), "%s", reason);
-    module->failure_pending = true;
-}
-
-void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module)
-{
-    if (!module->verbs_live) {
-        return;
-    }
-    module->verbs_live = false;
-    for (int i = 0; i < module->neps; i++) {
-        mca_btl_tbrdma_endpoint_release(module->eps[i]);
-        if (TBRDMA_EP_CONNECTED == module->eps[i]->state) {
-            module->eps[i]->state = TBRDMA_EP_CLOSED;
-        }
-    }
-    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
-        mca_btl_tbrdma_device_release(module->devices[p]);
-    }
-}
-
-void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module)
-{
-    if (!module->verbs_live) {
-        return;
-    }
-    mca_btl_tbrdma_release_verbs_only(module);
-    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
-        mca_btl_tbrdma_reclaim_posted(module, module->devices[p]); /* their QPs are gone */
-    }
-}
 
 /* The first failed endpoint not reported yet: its message, once. */
 static mca_btl_tbrdma_endpoint_t *progress_report_one(mca_btl_tbrdma_module_t *module)
@@ -382,7 +289,7 @@ static void *progress_liveness_main(void *arg)
 
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the application's threads */
-    progress_is_liveness_thread = 1;
+    mca_btl_tbrdma_token_mark_liveness_thread();
     while (!atomic_load(&module->thread_stop)) {
         nanosleep(&nap, NULL);
         if (!module->verbs_live

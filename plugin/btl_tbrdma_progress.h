@@ -15,58 +15,20 @@
 #include "btl_tbrdma.h"
 #include "btl_tbrdma_endpoint.h"
 #include "btl_tbrdma_frag.h"
+#include "btl_tbrdma_teardown.h"
+#include "btl_tbrdma_token.h"
 
 #include <signal.h>
 
 /* ---- btl_tbrdma_progress.c ------------------------------------------------------------- */
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t mca_btl_tbrdma_now(void);
-
-/*
- * ns from then to now, 0 when then is later: a pass runs with the time its caller read, which
- * another thread's pass may have overtaken when it stamped then.
- */
-static inline uint64_t mca_btl_tbrdma_elapsed(uint64_t now, uint64_t then)
-{
-    return (now > then) ? now - then : 0;
-}
-
-/* 1 on tbrdma's liveness thread. */
-int mca_btl_tbrdma_on_liveness_thread(void);
-
-/* Takes the token if it is free or already this thread's; 1 on success. */
-int mca_btl_tbrdma_token_try(mca_btl_tbrdma_module_t *module);
-
-/* Takes the token, waiting for another holder to release it. */
-void mca_btl_tbrdma_token_take(mca_btl_tbrdma_module_t *module);
-
-/* Releases one level of the token. */
-void mca_btl_tbrdma_token_release(mca_btl_tbrdma_module_t *module);
-
 /* One pass over the data path (token) at time now: completions, transmissions, timers. async:
  * the liveness thread runs it (nothing may call ob1). Returns the completions handled. */
 int mca_btl_tbrdma_pass(mca_btl_tbrdma_module_t *module, bool async, uint64_t now);
 
-/* Declares ep lost with reason (token). Reported to ob1 by an application thread. */
-void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                            const char *reason);
-
 /* Starts and stops the liveness thread. */
 int mca_btl_tbrdma_liveness_start(mca_btl_tbrdma_module_t *module);
 void mca_btl_tbrdma_liveness_stop(mca_btl_tbrdma_module_t *module);
-
-/*
- * Destroys every queue pair, memory region and device of the module, then finishes the frames
- * their queue pairs held (ob1 hears of the acknowledged ones). Token. Idempotent.
- */
-void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module);
-
-/*
- * Only the verbs objects: queue pairs, memory regions, devices. No frame, no pool, no ob1
- * callback: what a signal handler may do before the process ends. Idempotent.
- */
-void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module);
 
 /* btl_tbrdma_module.c: this process's counters, one "tbrdma stats" and one "tbrdma zcopy" line;
  * WHEN follows the word ("" at finalize, " after 30 s" while running). */
@@ -80,9 +42,6 @@ void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const cha
  * ignored signals are left alone).
  */
 void mca_btl_tbrdma_signal_install(void);
-
-/* Set while the signal handler runs (checking builds assert it touches no frame or ob1). */
-extern volatile sig_atomic_t mca_btl_tbrdma_in_signal;
 
 /* Puts the previous handlers back (finalize). */
 void mca_btl_tbrdma_signal_restore(void);

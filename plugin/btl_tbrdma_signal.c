@@ -27,8 +27,6 @@ static const int signal_numbers[SIGNAL_COUNT] = {SIGTERM, SIGINT, SIGHUP};
 static struct sigaction signal_saved[SIGNAL_COUNT];
 static int signal_taken[SIGNAL_COUNT]; /* ours is installed for this signal */
 
-volatile sig_atomic_t mca_btl_tbrdma_in_signal;
-
 static int signal_index(int sig)
 {
     for (int i = 0; i < SIGNAL_COUNT; i++) {
