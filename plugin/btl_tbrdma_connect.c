@@ -34,31 +34,6 @@
 #define CONNECT_RETRY_NS    10000000ull /* the handshake asks again every 10 ms */
 #define CONNECT_NOT_STRIPED 1           /* the peer has no queue pairs for this striped cable */
 
-int mca_btl_tbrdma_job_ranks_on(const mca_btl_tbrdma_job_t *job, size_t nprocs, int h)
-{
-    int n = 0;
-
-    for (size_t i = 0; i < nprocs; i++) {
-        n += (job->proc_host[i] == h) ? 1 : 0;
-    }
-    return n;
-}
-
-int mca_btl_tbrdma_job_host_index(const mca_btl_tbrdma_job_t *job, const char *host)
-{
-    for (int h = 0; h < job->nhosts; h++) {
-        if (0 == strcmp(job->hosts[h].host, host)) {
-            return h;
-        }
-    }
-    return -1;
-}
-
-int mca_btl_tbrdma_cables_used(const tbrdma_mesh_link_t *l)
-{
-    return mca_btl_tbrdma_component.stripe ? l->nstripes : (0 <= l->port ? 1 : 0);
-}
-
 /* Step 1 for host a's end of cable k to host b: 1 when over the budget (said by a's host). */
 static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, int a, int b, int k,
                                 int own)

@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MODULE_ERR_MAX    (TBRDMA_MAX_HOSTS * TBRDMA_MAX_HOSTS * 96) /* every pair, named */
 #define MODULE_RTO_MAX_NS 500000000u   /* retransmission backoff stops at 0.5 s */
 #define MODULE_CLOSE_NS   100000000ull /* finalize waits this long for its CLOSE frames */
 
@@ -110,45 +109,6 @@ mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *loca
     return module;
 }
 
-typedef mca_btl_tbrdma_job_t module_job_t;
-
-static void module_job_free(module_job_t *job)
-{
-    free(job->hosts);
-    free(job->proc_host);
-    free(job->mesh);
-    free(job->err);
-}
-
-static int module_job_alloc(module_job_t *job, size_t nprocs)
-{
-    memset(job, 0, sizeof(*job));
-    job->hosts = calloc(TBRDMA_MAX_HOSTS, sizeof(*job->hosts));
-    job->proc_host = malloc((nprocs ? nprocs : 1) * sizeof(*job->proc_host));
-    job->mesh = calloc(1, sizeof(*job->mesh));
-    job->err = calloc(1, MODULE_ERR_MAX);
-    if (NULL == job->hosts || NULL == job->proc_host || NULL == job->mesh || NULL == job->err) {
-        module_job_free(job);
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    return OPAL_SUCCESS;
-}
-
-/* Index of host in job->hosts; appends m when new. -1 when the job has too many hosts. */
-static int module_job_add_host(module_job_t *job, const tbrdma_modex_t *m)
-{
-    int i = mca_btl_tbrdma_job_host_index(job, m->host);
-
-    if (0 <= i) {
-        return i;
-    }
-    if (TBRDMA_MAX_HOSTS == job->nhosts) {
-        return -1;
-    }
-    job->hosts[job->nhosts] = *m;
-    return job->nhosts++;
-}
-
 static const char *module_proc_name(const opal_proc_t *proc)
 {
     return OPAL_NAME_PRINT(proc->proc_name);
@@ -191,13 +151,13 @@ static int module_recv_peer(opal_proc_t *proc, tbrdma_modex_t *m_p)
 
 /* Fills job->hosts (own host first) and job->proc_host from every proc's blob. */
 static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
-                                module_job_t *job)
+                                mca_btl_tbrdma_job_t *job)
 {
     opal_proc_t *self = opal_proc_local_get();
     size_t i, nsilent = 0;
     tbrdma_modex_t m;
 
-    module_job_add_host(job, &module->local);
+    mca_btl_tbrdma_job_add_host(job, &module->local);
     for (i = 0; i < nprocs; i++) {
         job->proc_host[i] = -1;
         if (NULL != self && 0 == opal_compare_proc(self->proc_name, procs[i]->proc_name)) {
@@ -208,9 +168,9 @@ static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs, 
             nsilent++;
             continue;
         }
-        job->proc_host[i] = module_job_add_host(job, &m);
+        job->proc_host[i] = mca_btl_tbrdma_job_add_host(job, &m);
         if (0 > job->proc_host[i]) {
-            snprintf(job->err, MODULE_ERR_MAX,
+            snprintf(job->err, TBRDMA_JOB_ERR_MAX,
                      "the job spans more than %d hosts with Thunderbolt RDMA, the most tbrdma "
                      "supports",
                      TBRDMA_MAX_HOSTS);
@@ -226,40 +186,8 @@ static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs, 
     return OPAL_SUCCESS;
 }
 
-/* Sorts job->hosts by name (every process must solve the same input) and remaps proc_host. */
-static int module_sort_hosts(module_job_t *job, size_t nprocs)
-{
-    int map[TBRDMA_MAX_HOSTS], order[TBRDMA_MAX_HOSTS];
-    tbrdma_modex_t *sorted;
-    int i, j, k;
-    size_t p;
-
-    for (i = 0; i < job->nhosts; i++) {
-        for (j = i; j > 0 && 0 < strcmp(job->hosts[order[j - 1]].host, job->hosts[i].host); j--) {
-            order[j] = order[j - 1];
-        }
-        order[j] = i;
-    }
-    sorted = malloc(job->nhosts * sizeof(*sorted));
-    if (NULL == sorted) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    for (k = 0; k < job->nhosts; k++) {
-        sorted[k] = job->hosts[order[k]];
-        map[order[k]] = k;
-    }
-    memcpy(job->hosts, sorted, job->nhosts * sizeof(*sorted));
-    free(sorted);
-    for (p = 0; p < nprocs; p++) {
-        if (0 <= job->proc_host[p]) {
-            job->proc_host[p] = map[job->proc_host[p]];
-        }
-    }
-    return OPAL_SUCCESS;
-}
-
 /* The mesh at verbosity 1, one "tbrdma mesh: " line per pair of hosts. */
-static void module_print_mesh(const module_job_t *job)
+static void module_print_mesh(const mca_btl_tbrdma_job_t *job)
 {
     size_t len;
     char *text, *line, *save = NULL;
@@ -286,11 +214,11 @@ static void module_print_mesh(const module_job_t *job)
  * (OPAL_ERR_UNREACH: bml/r2 then skips this BTL and the job runs on the others) unless
  * btl_tbrdma_allow_partial_mesh; ambiguous addressing always does.
  */
-static int module_solve_mesh(mca_btl_tbrdma_module_t *module, module_job_t *job)
+static int module_solve_mesh(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_job_t *job)
 {
     bool partial = mca_btl_tbrdma_component.allow_partial_mesh;
     int rc = tbrdma_mesh_solve(job->hosts, job->nhosts, module->spec, job->mesh, job->err,
-                               MODULE_ERR_MAX);
+                               TBRDMA_JOB_ERR_MAX);
 
     if (0 == rc || -ENOTCONN == rc) {
         module_print_mesh(job);
@@ -314,7 +242,7 @@ static int module_solve_mesh(mca_btl_tbrdma_module_t *module, module_job_t *job)
 
 /* One endpoint per peer on another host that a cable reaches; the others are reported. */
 static int module_add_endpoints(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
-                                const module_job_t *job)
+                                const mca_btl_tbrdma_job_t *job)
 {
     int own = mca_btl_tbrdma_job_host_index(job, module->local.host);
     const tbrdma_mesh_link_t *link;
@@ -376,7 +304,7 @@ static void module_mark_reachable(mca_btl_tbrdma_module_t *module, size_t nprocs
 
 /* The data path for the job: connect once, then start what keeps it alive. */
 static int module_start_data_path(mca_btl_tbrdma_module_t *module, size_t nprocs,
-                                  opal_proc_t **procs, const module_job_t *job)
+                                  opal_proc_t **procs, const mca_btl_tbrdma_job_t *job)
 {
     int rc;
 
@@ -400,10 +328,10 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_bitmap_t *reachable)
 {
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
-    module_job_t job;
+    mca_btl_tbrdma_job_t job;
     int rc;
 
-    rc = module_job_alloc(&job, nprocs);
+    rc = mca_btl_tbrdma_job_alloc(&job, nprocs);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -413,7 +341,7 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         mca_btl_tbrdma_show_help("mesh-invalid", job.err);
     }
     if (OPAL_SUCCESS == rc) {
-        rc = module_sort_hosts(&job, nprocs);
+        rc = mca_btl_tbrdma_job_sort_hosts(&job, nprocs);
     }
     if (OPAL_SUCCESS == rc) {
         rc = module_solve_mesh(module, &job);
@@ -428,7 +356,7 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
         module_mark_reachable(module, nprocs, procs, endpoints, reachable);
     }
     OPAL_THREAD_UNLOCK(&module->lock);
-    module_job_free(&job);
+    mca_btl_tbrdma_job_free(&job);
     return rc;
 }
 

@@ -14,7 +14,7 @@
 #ifndef BTL_TBRDMA_ZCOPY_H
 #define BTL_TBRDMA_ZCOPY_H
 
-#include "btl_tbrdma_connect.h"
+#include "btl_tbrdma_job.h"
 #include "btl_tbrdma_endpoint.h"
 #include "btl_tbrdma_frag.h"
 
