@@ -46,6 +46,22 @@
 
 struct mca_btl_tbrdma_frag_t;
 struct mca_btl_tbrdma_device_t;
+struct mca_btl_tbrdma_module_t;
+struct tbrdma_vwc;
+
+/*
+ * What the completions (the channel layer) hand up without knowing who takes it: the upper
+ * layers fill the table when the module is created, as Open MPI's btl/uct and btl/ofi dispatch
+ * their completions. Both run with the token held.
+ */
+typedef struct mca_btl_tbrdma_upcalls_t {
+    /* a completion whose work request is no frame (core/tbrdma_zc.h: zero-copy's user memory) */
+    void (*wc)(struct mca_btl_tbrdma_module_t *module, const struct tbrdma_vwc *wc);
+    /* a message of tbrdma's own BTL tag, delivered in order (application thread) */
+    uint8_t tag;
+    void (*msg)(struct mca_btl_tbrdma_module_t *module, struct mca_btl_base_endpoint_t *ep,
+                const uint8_t *buf, size_t len);
+} mca_btl_tbrdma_upcalls_t;
 
 /* Counters of one process, printed at finalize (btl_tbrdma_stats) and on failure. */
 typedef struct mca_btl_tbrdma_stats {
@@ -121,8 +137,9 @@ typedef struct mca_btl_tbrdma_module_t {
     mca_btl_base_module_error_cb_fn_t error_cb;
     tbrdma_rel_timing_t timing;
     uint64_t peer_timeout_ns, ack_delay_ns, force_ns;
-    tbrdma_live_cfg_t live; /* the peers' liveness rules (core/tbrdma_live.h) */
-    uint64_t last_pass_ns;  /* ns: the last progress pass (a longer gap was a stall) */
+    tbrdma_live_cfg_t live;      /* the peers' liveness rules (core/tbrdma_live.h) */
+    mca_btl_tbrdma_upcalls_t up; /* what the completions hand up (module_create fills it) */
+    uint64_t last_pass_ns;       /* ns: the last progress pass (a longer gap was a stall) */
 
     /* The token that serializes the data path, and who holds it (btl_tbrdma_progress.c). */
     _Atomic uintptr_t token_owner;

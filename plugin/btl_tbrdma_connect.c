@@ -16,9 +16,12 @@
  * Macs can never be crossed.
  */
 #include "btl_tbrdma_connect.h"
+#include "btl_tbrdma_chan.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
 #include "btl_tbrdma_stripe.h"
+#include "btl_tbrdma_teardown.h"
+#include "btl_tbrdma_token.h"
 #include "btl_tbrdma_zcopy.h"
 
 #include "core/tbrdma_budget.h"
@@ -111,9 +114,13 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
     mca_btl_tbrdma_endpoint_t *ep;
     int rc;
 
-    module->devices[port] = mca_btl_tbrdma_device_create(module, port, neps, err, errlen);
+    module->devices[port] =
+        mca_btl_tbrdma_device_create(module, port, neps, mca_btl_tbrdma_zc_cqe(neps), err, errlen);
     if (NULL == module->devices[port]) {
         return -ENOMEM;
+    }
+    if (mca_btl_tbrdma_component.zcopy) {
+        (void) mca_btl_tbrdma_rcache_init(module->devices[port]); /* none: large messages copied */
     }
     if (!module->verbs_live) {
         module->stats_start_ns = mca_btl_tbrdma_now();
@@ -134,6 +141,7 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
         if (0 != rc) {
             return rc;
         }
+        mca_btl_tbrdma_zc_setup(ep); /* the zero-copy queue pair, where the budget allows */
         rec->nentries++;
     }
     return 0;
@@ -237,6 +245,13 @@ static int connect_endpoint(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
     return rc;
 }
 
+/* An endpoint that will not be used: its queue pairs go, the zero-copy one with them. */
+static void connect_drop(mca_btl_tbrdma_endpoint_t *ep)
+{
+    mca_btl_tbrdma_endpoint_release(ep);
+    mca_btl_tbrdma_zc_release(ep);
+}
+
 static void connect_report(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                            const char *why)
 {
@@ -269,12 +284,12 @@ static void connect_all(mca_btl_tbrdma_module_t *module)
                            OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), OPAL_NAME_PRINT(ep->proc->proc_name),
                            ep->stripe + 1);
             ep->state = TBRDMA_EP_CLOSED;
-            mca_btl_tbrdma_endpoint_release(ep);
+            connect_drop(ep);
         } else if (0 != rc) {
             connect_report(module, ep, err);
             ep->state = TBRDMA_EP_FAILED;
             ep->fail_reported = 1;
-            mca_btl_tbrdma_endpoint_release(ep);
+            connect_drop(ep);
         }
     }
 }

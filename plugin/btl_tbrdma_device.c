@@ -1,12 +1,11 @@
 /*
- * tbrdma devices: one per cable end this process uses (see btl_tbrdma_frag.h). The whole memory
+ * tbrdma devices: one per cable end this process uses (see btl_tbrdma_device.h). The whole memory
  * of a device is one page-aligned slab registered as a single memory region, so a process costs
  * Apple's ~100 regions per device exactly one, whatever the number of peers; the slab is carved
  * into receive frames (per endpoint, per channel), send pools and control frames.
  */
-#include "btl_tbrdma_frag.h"
+#include "btl_tbrdma_device.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_zcopy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +49,7 @@ static void device_carve(mca_btl_tbrdma_device_t *dev, int *next, uint8_t **curs
         mca_btl_tbrdma_frag_t *f = &dev->frags[(*next)++];
 
         OBJ_CONSTRUCT(&f->base, mca_btl_base_descriptor_t);
-        f->dev = dev;
+        f->pools = &dev->pools;
         f->buf = *cursor;
         f->cap = (uint32_t) (bytes - TBRDMA_HDR_BYTES);
         f->kind = kind;
@@ -58,8 +57,8 @@ static void device_carve(mca_btl_tbrdma_device_t *dev, int *next, uint8_t **curs
         atomic_init(&f->refs, 0);
         *cursor += bytes;
         if (0 <= pool) {
-            f->next = dev->pool[pool];
-            dev->pool[pool] = f;
+            f->next = dev->pools.free[pool];
+            dev->pools.free[pool] = f;
         }
     }
 }
@@ -107,7 +106,8 @@ static int device_alloc(mca_btl_tbrdma_device_t *dev, const device_layout_t *l, 
 }
 
 mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *module, int port,
-                                                      int neps, char *err, size_t errlen)
+                                                      int neps, int extra_cqe, char *err,
+                                                      size_t errlen)
 {
     const mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
     mca_btl_tbrdma_device_t *dev = calloc(1, sizeof(*dev));
@@ -119,7 +119,7 @@ mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *m
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    OBJ_CONSTRUCT(&dev->pool_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&dev->pools.lock, opal_mutex_t);
     dev->port = port;
     dev->neps = neps;
     device_plan(neps, &l);
@@ -127,7 +127,7 @@ mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *m
         goto err_free;
     }
     cqe = neps * TBRDMA_NCHAN * TBRDMA_WR_MAX + l.nrecv_eager + l.nrecv_bulk + l.nctrl + l.nprobe
-          + mca_btl_tbrdma_zc_cqe(neps);
+          + extra_cqe;
     if (0 != tbrdma_verbs_dev_open(p->device, p->port_num, cqe, &dev->vdev, err, errlen)) {
         goto err_free;
     }
@@ -135,9 +135,6 @@ mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *m
         goto err_release;
     }
     device_carve_all(dev, &l, neps);
-    if (c->zcopy) {
-        (void) mca_btl_tbrdma_rcache_init(dev); /* none: large messages are copied */
-    }
     TBRDMA_VERBOSE(TBRDMA_VERBOSE_RESOURCE,
                    "device %s: %d endpoints, %zu bytes in 1 memory region, %d frames, %d-entry "
                    "completion queue (%d-frame bulk messages, 1-frame depth %d, bulk depth %d)",
@@ -157,7 +154,6 @@ void mca_btl_tbrdma_device_release(mca_btl_tbrdma_device_t *dev)
     if (NULL == dev) {
         return;
     }
-    mca_btl_tbrdma_rcache_release(dev); /* user memory first: then the protection domain */
     tbrdma_verbs_mr_dereg(&dev->mr);
     tbrdma_verbs_dev_close(dev->vdev);
     dev->vdev = NULL;
@@ -168,15 +164,14 @@ void mca_btl_tbrdma_device_free(mca_btl_tbrdma_device_t *dev)
     if (NULL == dev) {
         return;
     }
-    mca_btl_tbrdma_rcache_fini(dev);
     for (int i = 0; NULL != dev->frags && i < dev->nfrags; i++) {
-        if (NULL != dev->frags[i].dev) {
+        if (NULL != dev->frags[i].pools) {
             OBJ_DESTRUCT(&dev->frags[i].base);
         }
     }
     free(dev->frags);
     free(dev->slab);
-    OBJ_DESTRUCT(&dev->pool_lock);
+    OBJ_DESTRUCT(&dev->pools.lock);
     free(dev);
 }
 
@@ -201,7 +196,7 @@ int mca_btl_tbrdma_device_frames_out(mca_btl_tbrdma_device_t *dev)
         out += (TBRDMA_FRAG_RECV != dev->frags[i].kind) ? 1 : 0;
     }
     for (int p = 0; p < TBRDMA_POOLS; p++) {
-        for (mca_btl_tbrdma_frag_t *f = dev->pool[p]; NULL != f; f = f->next) {
+        for (mca_btl_tbrdma_frag_t *f = dev->pools.free[p]; NULL != f; f = f->next) {
             out--;
         }
     }

@@ -5,8 +5,8 @@
  * and the RTR/RTS connection to the peer's entry.
  */
 #include "btl_tbrdma_endpoint.h"
+#include "btl_tbrdma_device.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_zcopy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +29,6 @@ static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
 static void endpoint_destruct(mca_btl_tbrdma_endpoint_t *ep)
 {
     free(ep->train);
-    mca_btl_tbrdma_zc_free(ep);
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct,
@@ -139,7 +138,6 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
     }
     ep->conn_local = endpoint_random32(ep);
     ep->psn = endpoint_random32(ep) & 0xffffff;
-    mca_btl_tbrdma_zc_setup(ep); /* the zero-copy queue pair, where the budget allows */
     entry->conn_id = ep->conn_local;
     entry->psn = ep->psn;
     entry->bulk_frames = (uint16_t) ep->chan[TBRDMA_CHAN_BULK].frames;
@@ -219,7 +217,31 @@ void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep)
         tbrdma_verbs_qp_destroy(ep->chan[c].qp);
         ep->chan[c].qp = NULL;
     }
-    mca_btl_tbrdma_zc_release(ep);
+}
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *module,
+                                                    mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                    uint32_t flags)
+{
+    mca_btl_tbrdma_frag_t *frag;
+    int pool;
+
+    if (NULL == ep || TBRDMA_EP_CONNECTED != ep->state || size > tbrdma_bulk_payload()) {
+        return NULL;
+    }
+    pool = (size <= tbrdma_eager_payload()) ? TBRDMA_POOL_EAGER : TBRDMA_POOL_BULK;
+    frag = mca_btl_tbrdma_frag_get(&ep->dev->pools, pool);
+    if (NULL == frag) {
+        module->stats.no_frame++; /* ob1 retries later */
+        return NULL;
+    }
+    frag->ep = ep;
+    frag->base.des_flags = flags;
+    frag->segment.seg_addr.pval = frag->buf + TBRDMA_HDR_BYTES;
+    frag->segment.seg_len = size;
+    frag->base.des_segments = &frag->segment;
+    frag->base.des_segment_count = 1;
+    return frag;
 }
 
 void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_module_t *module,

@@ -17,6 +17,7 @@
 #define BTL_TBRDMA_ENDPOINT_H
 
 #include "btl_tbrdma.h"
+#include "btl_tbrdma_device.h"
 #include "btl_tbrdma_frag.h"
 
 #include "opal/class/opal_list.h"
@@ -142,6 +143,15 @@ int mca_btl_tbrdma_endpoint_qp_connect(const mca_btl_tbrdma_module_t *module,
 /* Declares ep lost with reason (token). Reported to ob1 by an application thread. */
 void mca_btl_tbrdma_ep_fail(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                             const char *reason);
+
+/*
+ * A send frame of module towards a connected ep for size payload bytes (the smallest class that
+ * holds it), with one reference and its segment set; NULL when none is free (counted) or size is
+ * too large.
+ */
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *module,
+                                                    mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                    uint32_t flags);
 
 /* Destroys the endpoint's queue pairs (its frames belong to the device). Idempotent. */
 void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep);

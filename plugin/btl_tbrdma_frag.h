@@ -1,15 +1,8 @@
 /*
- * tbrdma frames and devices. A frame (mca_btl_tbrdma_frag_t) is one registered buffer of a
- * device: a 40-byte header followed by payload. Send frames double as ob1 descriptors (the
- * descriptor is their first member); receive frames sit posted on a channel's queue pair.
- *
- * A device (mca_btl_tbrdma_device_t) is one cable end this process uses: the verbs device, one
- * slab of page-aligned memory registered as ONE memory region (Apple allows about 100 per
- * device, shared by every process of the Mac), carved into
- *   - per endpoint: eager_depth 1-frame receives and bulk_depth bulk receives,
- *   - send_frames 1-frame send frames and bulk_send_frames bulk send frames (shared pools),
- *   - control frames (header only), and one bulk-sized control frame per endpoint for the bulk
- *     channel's credit probes (core/tbrdma_rel.h: a header padded to the bulk frame count).
+ * tbrdma frames and their pools. A frame (mca_btl_tbrdma_frag_t) is one registered buffer of a
+ * device (btl_tbrdma_device.h): a 40-byte header followed by payload. Send frames double as ob1
+ * descriptors (the descriptor is their first member); receive frames sit posted on a channel's
+ * queue pair.
  *
  * Lifetime of a frame: taken from its pool with one reference (ob1's for alloc/prepare_src,
  * the transport's for sendi and control frames); send adds the transport's reference; the
@@ -22,7 +15,6 @@
 #define BTL_TBRDMA_FRAG_H
 
 #include "btl_tbrdma.h"
-#include "btl_tbrdma_verbs.h"
 
 /* Kinds of frames. */
 #define TBRDMA_FRAG_SEND 1 /* a data frame: sequenced, retransmitted until acknowledged */
@@ -45,14 +37,14 @@ typedef struct mca_btl_tbrdma_frag_t {
     struct mca_btl_tbrdma_frag_t *next;    /* pool, send list, held list, deferred list */
     struct mca_btl_tbrdma_frag_t *cb_next; /* module's list of callbacks to run */
     struct mca_btl_tbrdma_frag_t *train;   /* a train's last piece: the message it carries */
-    struct mca_btl_tbrdma_device_t *dev;
-    struct mca_btl_base_endpoint_t *ep; /* send: destination; receive: the sending peer */
-    uint8_t *buf;                       /* the frame: header, then payload */
-    uint32_t cap;                       /* payload bytes the frame holds */
-    uint8_t kind;                       /* TBRDMA_FRAG_* */
-    uint8_t chan;                       /* TBRDMA_CHAN_EAGER or TBRDMA_CHAN_BULK */
-    uint8_t flags;                      /* TBRDMA_FF_* */
-    uint8_t tag;                        /* the BTL tag of a data frame */
+    struct mca_btl_tbrdma_pools_t *pools;  /* its device's pools, where it returns */
+    struct mca_btl_base_endpoint_t *ep;    /* send: destination; receive: the sending peer */
+    uint8_t *buf;                          /* the frame: header, then payload */
+    uint32_t cap;                          /* payload bytes the frame holds */
+    uint8_t kind;                          /* TBRDMA_FRAG_* */
+    uint8_t chan;                          /* TBRDMA_CHAN_EAGER or TBRDMA_CHAN_BULK */
+    uint8_t flags;                         /* TBRDMA_FF_* */
+    uint8_t tag;                           /* the BTL tag of a data frame */
     _Atomic int refs;
     uint32_t seq;      /* data frame: sequence number on its channel */
     uint32_t len;      /* payload bytes */
@@ -60,28 +52,21 @@ typedef struct mca_btl_tbrdma_frag_t {
     uint32_t byte_len; /* receive: bytes that arrived */
 } mca_btl_tbrdma_frag_t;
 
-typedef struct mca_btl_tbrdma_device_t {
-    int port;            /* index in module->local.ports */
-    tbrdma_vdev_t *vdev; /* NULL once released */
-    tbrdma_vmr_t mr;     /* the one memory region of the slab */
-    uint8_t *slab;
-    size_t slab_bytes;
-    mca_btl_tbrdma_frag_t *frags; /* every frame of the device */
-    int nfrags;
-    mca_btl_tbrdma_frag_t *recv_next; /* receive frames not yet given to an endpoint */
-    mca_btl_tbrdma_frag_t *pool[4];   /* free send frames: eager, bulk, control, probe */
-    opal_mutex_t pool_lock;           /* application threads (MPI_THREAD_MULTIPLE) */
-    int neps;                         /* endpoints on this device */
-    uint64_t port_checked_ns;         /* last look at the port state (failure diagnosis) */
-    int cq_backlog; /* the last poll filled its batch: completions may still wait */
-    struct mca_btl_tbrdma_rcache_t *zc; /* registrations of user memory (zero-copy), or NULL */
-} mca_btl_tbrdma_device_t;
-
 #define TBRDMA_POOL_EAGER 0
 #define TBRDMA_POOL_BULK  1
 #define TBRDMA_POOL_CTRL  2
 #define TBRDMA_POOL_PROBE 3 /* bulk-sized control frames: the bulk channel's credit probes */
 #define TBRDMA_POOLS      4
+
+/*
+ * A device's free send and control frames, by class. The data pools (eager, bulk) are taken by
+ * application threads under lock (a no-op unless Open MPI runs with threads); the control pools
+ * (control, probe) belong to the token holder and need none.
+ */
+typedef struct mca_btl_tbrdma_pools_t {
+    mca_btl_tbrdma_frag_t *free[TBRDMA_POOLS];
+    opal_mutex_t lock;
+} mca_btl_tbrdma_pools_t;
 
 /* Payload bytes of a 1-frame message and of a bulk message. */
 static inline uint32_t tbrdma_eager_payload(void)
@@ -112,54 +97,26 @@ static inline uint32_t tbrdma_eager_limit(void)
     return (0 < tbrdma_train_payload()) ? tbrdma_train_payload() : tbrdma_eager_payload();
 }
 
-/*
- * Opens local port `port` for neps endpoints: the verbs device, its completion queue, the slab,
- * its memory region and every frame. Returns the device, or NULL with err set.
- */
-mca_btl_tbrdma_device_t *mca_btl_tbrdma_device_create(mca_btl_tbrdma_module_t *module, int port,
-                                                      int neps, char *err, size_t errlen);
-
-/* Deregisters the slab and closes the verbs device (queue pairs must be gone). Idempotent. */
-void mca_btl_tbrdma_device_release(mca_btl_tbrdma_device_t *dev);
-
-/* Frees what release left: the slab and the frames. */
-void mca_btl_tbrdma_device_free(mca_btl_tbrdma_device_t *dev);
-
-/* Takes count consecutive receive frames of the device for one channel. */
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_device_take_recv(mca_btl_tbrdma_device_t *dev, int count,
-                                                       uint8_t chan);
-
-/*
- * A send frame towards a connected ep for size payload bytes (the smallest class that holds
- * it), with one reference and its segment set; NULL when none is free or size is too large.
- */
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_for(struct mca_btl_base_endpoint_t *ep, size_t size,
-                                               uint32_t flags);
-
-/* A free frame of pool (TBRDMA_POOL_*) with one reference, or NULL when the pool is empty. */
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_device_t *dev, int pool);
+/* A free frame of pool (TBRDMA_POOL_EAGER or _BULK) with one reference, or NULL when the pool is
+ * empty. */
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_pools_t *pools, int pool);
 
 /*
  * Drops one reference; the last one returns the frame to its pool (or the deferred list).
- * Control frames never reach this: their pool is the token holder's (btl_tbrdma_send.c).
+ * Control frames never reach this: their pools are the token holder's (below).
  */
 void mca_btl_tbrdma_frag_put(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag);
-
-/* Send and control frames of dev not in their pools (finalize: a leak when not 0). */
-int mca_btl_tbrdma_device_frames_out(mca_btl_tbrdma_device_t *dev);
 
 /* Returns the frames the liveness thread left in module->deferred to their pools. */
 void mca_btl_tbrdma_frag_undefer(mca_btl_tbrdma_module_t *module);
 
-/* ob1's entry points (btl.h): alloc, free, prepare_src. */
-mca_btl_base_descriptor_t *mca_btl_tbrdma_alloc(struct mca_btl_base_module_t *btl,
-                                                struct mca_btl_base_endpoint_t *endpoint,
-                                                uint8_t order, size_t size, uint32_t flags);
-int mca_btl_tbrdma_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
-mca_btl_base_descriptor_t *mca_btl_tbrdma_prepare_src(struct mca_btl_base_module_t *btl,
-                                                      struct mca_btl_base_endpoint_t *endpoint,
-                                                      struct opal_convertor_t *convertor,
-                                                      uint8_t order, size_t reserve, size_t *size,
-                                                      uint32_t flags);
+/*
+ * Control frames (token): header only for the 1-frame channel, bulk-sized for the bulk channel's
+ * credit probes. A free one for chan, or NULL when none is left.
+ */
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_ctrl_get(mca_btl_tbrdma_pools_t *pools, uint8_t chan);
+
+/* Returns a control frame to its pool (token), once completed or never posted. */
+void mca_btl_tbrdma_ctrl_return(mca_btl_tbrdma_frag_t *frag);
 
 #endif /* BTL_TBRDMA_FRAG_H */

@@ -13,13 +13,20 @@
  * region and device.
  */
 #include "btl_tbrdma.h"
+#include "btl_tbrdma_chan.h"
+#include "btl_tbrdma_completion.h"
 #include "btl_tbrdma_connect.h"
-#include "btl_tbrdma_endpoint.h"
-#include "btl_tbrdma_frag.h"
+#include "btl_tbrdma_liveness.h"
 #include "btl_tbrdma_output.h"
 #include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_send.h"
+#include "btl_tbrdma_signal.h"
+#include "btl_tbrdma_stats.h"
 #include "btl_tbrdma_stripe.h"
+#include "btl_tbrdma_teardown.h"
+#include "btl_tbrdma_token.h"
 #include "btl_tbrdma_zcopy.h"
+#include "btl_tbrdma_zcopy_get.h"
 #include "core/tbrdma_mutate.h"
 
 #include "opal/class/opal_bitmap.h"
@@ -40,6 +47,17 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_bitmap_t *reachable);
 static int module_del_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
                             struct opal_proc_t **procs, struct mca_btl_base_endpoint_t **endpoints);
+/* Every endpoint, with its zero-copy state. */
+static void module_free_endpoints(mca_btl_tbrdma_module_t *module)
+{
+    mca_btl_tbrdma_endpoint_t *ep;
+
+    OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        mca_btl_tbrdma_zc_free(ep);
+    }
+    OPAL_LIST_DESTRUCT(&module->endpoints);
+}
+
 static int module_finalize(struct mca_btl_base_module_t *btl);
 static int module_register_error(struct mca_btl_base_module_t *btl,
                                  mca_btl_base_module_error_cb_fn_t cbfunc);
@@ -106,6 +124,8 @@ mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *loca
     OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
     pthread_mutex_init(&module->submit_lock, NULL);
     module_set_timing(module);
+    module->up = (mca_btl_tbrdma_upcalls_t){
+        .wc = mca_btl_tbrdma_zc_complete, .tag = TBRDMA_TAG_ZCOPY, .msg = mca_btl_tbrdma_zc_recv};
     return module;
 }
 
@@ -430,55 +450,6 @@ static void module_drain(mca_btl_tbrdma_module_t *module)
     mca_btl_tbrdma_token_release(module);
 }
 
-void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const char *when)
-{
-    const mca_btl_tbrdma_stats_t *s = &module->stats;
-    uint64_t bad = 0, out = 0;
-
-    for (int v = 1; v < TBRDMA_FRAME_VERDICTS; v++) {
-        bad += s->rx_bad[v];
-    }
-    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
-        out +=
-            (NULL != module->devices[p]) ? mca_btl_tbrdma_device_frames_out(module->devices[p]) : 0;
-    }
-    opal_output(
-        mca_btl_tbrdma_component.output,
-        "tbrdma stats%s: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
-        "%llu control "
-        "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
-        "received, %llu credit stalls, %llu credit probes, %llu times no free frame, %llu trains "
-        "sent; received %llu "
-        "data frames (%llu bytes), %llu "
-        "control, %llu duplicates, %llu after a gap, %llu refused (%llu bad checksum, "
-        "%llu bad header), %llu completion errors, %llu unknown tags, %llu held (%llu for another "
-        "peer's callback), %llu trains "
-        "received; %llu frames not returned",
-        when, module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
-        (unsigned long long) s->tx_data, (unsigned long long) s->tx_bytes,
-        (unsigned long long) s->tx_striped, (unsigned long long) s->tx_ctrl,
-        (unsigned long long) s->tx_forced, (unsigned long long) s->retransmits,
-        (unsigned long long) s->timeouts, (unsigned long long) s->nacks_sent,
-        (unsigned long long) s->nacks_rcvd, (unsigned long long) s->credit_stalls,
-        (unsigned long long) s->credit_probes, (unsigned long long) s->no_frame,
-        (unsigned long long) s->tx_trains, (unsigned long long) s->rx_data,
-        (unsigned long long) s->rx_bytes, (unsigned long long) s->rx_ctrl,
-        (unsigned long long) s->rx_dup, (unsigned long long) s->rx_gap, (unsigned long long) bad,
-        (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_CRC],
-        (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
-        (unsigned long long) (s->rx_wc_err + s->tx_wc_err), (unsigned long long) s->rx_unknown_tag,
-        (unsigned long long) s->held, (unsigned long long) s->held_other,
-        (unsigned long long) s->rx_trains, (unsigned long long) out);
-    mca_btl_tbrdma_zc_print_stats(module, when);
-}
-
-static void module_print_stats(const mca_btl_tbrdma_module_t *module)
-{
-    if (mca_btl_tbrdma_component.stats || TBRDMA_VERBOSE_PEER <= mca_btl_tbrdma_component.verbose) {
-        mca_btl_tbrdma_print_stats(module, "");
-    }
-}
-
 static int module_finalize(struct mca_btl_base_module_t *btl)
 {
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
@@ -489,13 +460,14 @@ static int module_finalize(struct mca_btl_base_module_t *btl)
     }
     mca_btl_tbrdma_liveness_stop(module);
     mca_btl_tbrdma_signal_restore();
-    module_print_stats(module);
+    mca_btl_tbrdma_print_final_stats(module);
     for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
+        mca_btl_tbrdma_rcache_fini(module->devices[p]); /* ob1 returned its handles */
         mca_btl_tbrdma_device_free(module->devices[p]);
         module->devices[p] = NULL;
     }
     free(module->eps);
-    OPAL_LIST_DESTRUCT(&module->endpoints);
+    module_free_endpoints(module);
     OBJ_DESTRUCT(&module->lock);
     pthread_mutex_destroy(&module->submit_lock);
     free(module->ports);

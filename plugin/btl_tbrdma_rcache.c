@@ -14,8 +14,8 @@
  * release deregisters when verbs go away (peer loss, finalize, signal) while ob1 still holds
  * handles: the records stay, their memory regions are gone.
  */
+#include "btl_tbrdma_rcache.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_zcopy.h"
 #include "core/tbrdma_mutate.h"
 
 #include "opal/mca/rcache/base/base.h"
@@ -213,21 +213,15 @@ void mca_btl_tbrdma_rcache_fini(mca_btl_tbrdma_device_t *dev)
     free(rc);
 }
 
-mca_btl_base_registration_handle_t *mca_btl_tbrdma_register_mem(struct mca_btl_base_module_t *btl,
-                                                                struct mca_btl_base_endpoint_t *ep,
-                                                                void *base, size_t size,
-                                                                uint32_t flags)
+mca_btl_base_registration_handle_t *mca_btl_tbrdma_rcache_register(mca_btl_tbrdma_device_t *dev,
+                                                                   void *base, size_t size)
 {
-    mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
-    mca_btl_tbrdma_rcache_t *rc;
+    mca_btl_tbrdma_rcache_t *rc = dev->zc;
     mca_rcache_base_registration_t *reg = NULL;
 
-    (void) flags; /* receives need local write only, sends nothing: one kind fits all */
-    if (NULL == ep || NULL == ep->zc || !ep->zc->peer_ok || !module->verbs_live
-        || size < (size_t) mca_btl_tbrdma_component.zcopy_min || NULL == ep->dev->zc) {
-        return NULL; /* below the switch point, or no zero-copy with this peer: ob1 copies */
+    if (NULL == rc) {
+        return NULL;
     }
-    rc = ep->dev->zc;
     if (OPAL_SUCCESS
         != rc->rcache->rcache_register(rc->rcache, base, size, 0, MCA_RCACHE_ACCESS_ANY, &reg)) {
         pthread_mutex_lock(&rc->lock);

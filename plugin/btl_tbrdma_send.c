@@ -1,318 +1,69 @@
 /*
- * tbrdma's send side: ob1's send and sendi, the channels' send lists and transmissions, and
- * control frames (acknowledgements, grants, probes, close).
- *
- * A data frame gets its channel's next sequence number when queued and stays in the channel's
- * send list until acknowledged; the list is transmitted from tx.snd_nxt as far as the peer's
- * credits (core/tbrdma_rel.h) and the send queue (63 work requests) allow, every frame padded to
- * its channel's frame count (Apple's frame rule). Every frame carries, for both channels, the
- * cumulative ack and the credit grant of the reverse direction, so data traffic acknowledges
- * itself; a control frame goes out only when an acknowledgement is owed and no data frame
- * carried it (btl_tbrdma_ack_delay_us), answered a request, or announced a gap.
- * Hot path: mca_btl_tbrdma_sendi and send_post_data.
+ * ob1's entry points of the data path (proto layer): alloc, free and prepare_src (descriptors
+ * are send frames, from the cable striping chooses), send and sendi (queued on their channel,
+ * btl_tbrdma_chan.c, at once when the token is free, else handed to its holder), and trains.
+ * Hot path: mca_btl_tbrdma_sendi.
  */
-#include "btl_tbrdma_output.h"
-#include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_send.h"
+#include "btl_tbrdma_chan.h"
+#include "btl_tbrdma_stripe.h"
+#include "btl_tbrdma_token.h"
 #include "core/tbrdma_mutate.h"
 
 #include "opal/datatype/opal_convertor.h"
 
 #include <string.h>
 
-/* Header fields every frame to ep carries: acks, grants, NACKs, answer request. */
-static void send_header(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_hdr_t *h, uint8_t type,
-                        uint8_t chan)
+mca_btl_base_descriptor_t *mca_btl_tbrdma_alloc(struct mca_btl_base_module_t *btl,
+                                                struct mca_btl_base_endpoint_t *endpoint,
+                                                uint8_t order, size_t size, uint32_t flags)
 {
-    memset(h, 0, sizeof(*h));
-    h->type = type;
-    h->chan = chan;
-    h->conn = ep->conn_remote;
-    for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        h->ack[c] = ep->chan[c].rx.expected;
-        h->lim[c] = tbrdma_rel_rx_limit(&ep->chan[c].rx);
-        h->flags |= ep->chan[c].nack ? (TBRDMA_HF_NACK0 << c) : 0;
-    }
-    h->flags |= ep->probe ? TBRDMA_HF_AREQ : 0;
-    h->flags |= ep->csum ? TBRDMA_HF_CSUM : 0; /* pcrc 0: the CRC32C of an empty payload */
+    mca_btl_tbrdma_frag_t *frag =
+        mca_btl_tbrdma_endpoint_frag((mca_btl_tbrdma_module_t *) btl, endpoint, size, flags);
+
+    (void) order;
+    return (NULL != frag) ? &frag->base : NULL;
 }
 
-/* The frame just posted carried everything owed to the peer. */
-static void send_advertised(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+int mca_btl_tbrdma_free(struct mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
 {
-    for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        module->stats.nacks_sent += ep->chan[c].nack ? 1 : 0;
-        tbrdma_rel_rx_sent(&ep->chan[c].rx);
-        ep->chan[c].nack = 0;
-    }
-    ep->owed_since = 0;
-    ep->ack_now = 0;
-    ep->probe = 0;
+    mca_btl_tbrdma_frag_put((mca_btl_tbrdma_module_t *) btl, (mca_btl_tbrdma_frag_t *) des);
+    return OPAL_SUCCESS;
 }
 
-/* Posts one sealed frame; a refused post (never expected: the queue depth is tracked) fails ep. */
-static int send_post(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                     mca_btl_tbrdma_chan_t *ch, mca_btl_tbrdma_frag_t *frag, uint32_t post_len)
+mca_btl_base_descriptor_t *mca_btl_tbrdma_prepare_src(struct mca_btl_base_module_t *btl,
+                                                      struct mca_btl_base_endpoint_t *endpoint,
+                                                      struct opal_convertor_t *convertor,
+                                                      uint8_t order, size_t reserve, size_t *size,
+                                                      uint32_t flags)
 {
-    char why[256];
-    int rc;
-
-    TBRDMA_ASSERT(tbrdma_wire_frames(post_len) == ch->frames,
-                  "a send of its channel's frame count");
-    TBRDMA_VERBOSE(TBRDMA_VERBOSE_WIRE,
-                   "%.6f send to %s chan %d type %d seq %u tx %u len %u ack %u/%u lim %u/%u flags "
-                   "0x%x",
-                   mca_btl_tbrdma_now() / 1e9, ep->peer_host, (int) (ch - ep->chan),
-                   frag->buf[1] & 15, frag->buf[8] | frag->buf[9] << 8 | frag->buf[10] << 16,
-                   frag->buf[28] | frag->buf[29] << 8, post_len, ep->chan[0].rx.expected,
-                   ep->chan[1].rx.expected, tbrdma_rel_rx_limit(&ep->chan[0].rx),
-                   tbrdma_rel_rx_limit(&ep->chan[1].rx), frag->buf[3]);
-    rc = tbrdma_verbs_post_send(ch->qp, (uintptr_t) frag, frag->buf, post_len, ep->dev->mr.lkey);
-    if (0 != rc) {
-        snprintf(why, sizeof(why), "posting a send of %u bytes failed: %s", post_len, strerror(rc));
-        mca_btl_tbrdma_ep_fail(module, ep, why);
-        return rc;
-    }
-    frag->flags |= TBRDMA_FF_POSTED;
-    ch->sq_posted++;
-    send_advertised(module, ep);
-    return 0;
-}
-
-static int send_post_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                          mca_btl_tbrdma_chan_t *ch, mca_btl_tbrdma_frag_t *frag)
-{
-    uint32_t post_len = TBRDMA_MUTANT(BULK_UNPADDED)
-                            ? TBRDMA_HDR_BYTES + frag->len
-                            : tbrdma_wire_post_len(TBRDMA_HDR_BYTES + frag->len, ch->frames);
-    tbrdma_hdr_t h;
-
-    send_header(ep, &h, TBRDMA_MSG_DATA, frag->chan);
-    h.tag = frag->tag;
-    h.seq = frag->seq;
-    h.len = frag->len;
-    h.tx = tbrdma_rel_tx_take(&ch->tx);
-    h.pcrc = frag->pcrc;
-    h.flags |= (frag->flags & TBRDMA_FF_MORE) ? TBRDMA_HF_MORE : 0;
-    tbrdma_wire_seal(frag->buf, &h);
-    if (0 != send_post(module, ep, ch, frag, post_len)) {
-        return -1;
-    }
-    module->stats.retransmits += (frag->flags & TBRDMA_FF_SENT) ? 1 : 0;
-    module->stats.tx_data++;
-    module->stats.tx_bytes += frag->len;
-    module->stats.tx_striped += (0 < ep->stripe) ? 1 : 0;
-    frag->flags |= TBRDMA_FF_SENT;
-    return 0;
-}
-
-static void send_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                              mca_btl_tbrdma_chan_t *ch);
-
-/*
- * Transmits channel c's frames from snd_nxt on. Never behind a control frame posted beyond the
- * peer's grant (a forced acknowledgement, a credit probe): Apple's hardware holds such a send until
- * the peer posts a receive, and a data frame queued behind it would wait as long. If the peer had
- * meanwhile acknowledged an earlier transmission of that frame, its callback, which needs both,
- * would wait too, and the causal hold would keep the peer's frames in their receives: with the
- * peer in the same state, neither side would free a receive again (seen after outages: a job
- * stopped with nothing unacknowledged, so no timer and no message).
- */
-static void send_push_chan(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, int c,
-                           uint64_t now)
-{
-    mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
-
-    while (NULL != ch->snd && TBRDMA_EP_CONNECTED == ep->state) {
-        mca_btl_tbrdma_frag_t *frag = ch->snd;
-
-        if ((frag->flags & TBRDMA_FF_POSTED) || TBRDMA_WR_MAX <= ch->sq_posted) {
-            return; /* its last transmission is still in the send queue, or the queue is full */
-        }
-        if (0 < ch->beyond) {
-            return; /* a frame beyond the grant waits for a receive: nothing behind it (above) */
-        }
-        TBRDMA_ASSERT(frag->seq == ch->tx.snd_nxt, "the frame to transmit is the one at snd_nxt");
-        if (!tbrdma_rel_tx_credit(&ch->tx, 0)) {
-            module->stats.credit_stalls += ch->stalled ? 0 : 1;
-            ch->stalled = 1;
-            tbrdma_rel_tx_stall(&ch->tx, now); /* a timeout must follow if no grant comes */
-            if (tbrdma_rel_tx_probe_due(&ch->tx)) {
-                send_credit_probe(module, ep, ch);
-            }
-            return;
-        }
-        if (0 != send_post_data(module, ep, ch, frag)) {
-            return;
-        }
-        ch->stalled = 0;
-        tbrdma_rel_tx_sent(&ch->tx, now);
-        ch->snd = frag->next;
-    }
-}
-
-void mca_btl_tbrdma_ep_push(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                            uint64_t now)
-{
-    for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        send_push_chan(module, ep, c, now);
-    }
-}
-
-void mca_btl_tbrdma_ep_enqueue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_frag_t *frag)
-{
-    mca_btl_tbrdma_chan_t *ch = &ep->chan[frag->chan];
-
-    frag->seq = tbrdma_rel_tx_new_seq(&ch->tx);
-    frag->pcrc = ep->csum ? tbrdma_wire_payload_crc(frag->buf, frag->len) : 0;
-    frag->flags = (frag->flags & (TBRDMA_FF_CB | TBRDMA_FF_MORE)) | TBRDMA_FF_QUEUED;
-    frag->next = NULL;
-    if (NULL == ch->tail) {
-        ch->head = frag;
-    } else {
-        ch->tail->next = frag;
-    }
-    ch->tail = frag;
-    if (NULL == ch->snd) {
-        ch->snd = frag;
-    }
-}
-
-/*
- * Control frames: their pools belong to the token holder (never to ob1 or a pool lock): header
- * only for the 1-frame channel, bulk-sized for the bulk channel's credit probes.
- */
-static int send_ctrl_pool(uint8_t chan)
-{
-    return (TBRDMA_CHAN_BULK == chan) ? TBRDMA_POOL_PROBE : TBRDMA_POOL_CTRL;
-}
-
-static mca_btl_tbrdma_frag_t *send_ctrl_get(mca_btl_tbrdma_device_t *dev, uint8_t chan)
-{
-    int pool = send_ctrl_pool(chan);
-    mca_btl_tbrdma_frag_t *frag = dev->pool[pool];
-
-    if (NULL != frag) {
-        dev->pool[pool] = frag->next;
-        frag->next = NULL;
-        frag->flags = 0;
-    }
-    return frag;
-}
-
-/* A control frame posted beyond the peer's grant: nothing goes behind it (send_push_chan). */
-static void send_mark_beyond(mca_btl_tbrdma_chan_t *ch, mca_btl_tbrdma_frag_t *frag)
-{
-    frag->flags |= TBRDMA_FF_BEYOND;
-    ch->beyond++;
-}
-
-/* Back to its pool, once completed or never posted; a frame beyond the grant no longer is. */
-void mca_btl_tbrdma_ctrl_put(mca_btl_tbrdma_frag_t *frag)
-{
-    int pool = send_ctrl_pool(frag->chan);
-
-    if (frag->flags & TBRDMA_FF_BEYOND) {
-        frag->ep->chan[frag->chan].beyond--;
-    }
-
-    frag->next = frag->dev->pool[pool];
-    frag->dev->pool[pool] = frag;
-}
-
-/*
- * The bulk channel's credit probe (core/tbrdma_rel.h): a header, posted at the channel's frame
- * count beyond the credit limit, asking for an answer. No data: nothing waits for it.
- */
-static void send_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                              mca_btl_tbrdma_chan_t *ch)
-{
-    mca_btl_tbrdma_frag_t *frag = send_ctrl_get(ep->dev, TBRDMA_CHAN_BULK);
-    tbrdma_hdr_t h;
-
-    if (NULL == frag) {
-        return; /* every probe frame waits in a send queue: the next timeout tries again */
-    }
-    frag->ep = ep;
-    send_header(ep, &h, TBRDMA_MSG_PING, TBRDMA_CHAN_BULK);
-    h.flags |= TBRDMA_HF_AREQ;
-    h.tx = tbrdma_rel_tx_take(&ch->tx);
-    tbrdma_wire_seal(frag->buf, &h);
-    if (0 != send_post(module, ep, ch, frag, tbrdma_wire_post_len(TBRDMA_HDR_BYTES, ch->frames))) {
-        mca_btl_tbrdma_ctrl_put(frag);
-        return;
-    }
-    send_mark_beyond(ch, frag); /* always beyond the limit */
-    module->stats.tx_ctrl++;
-    module->stats.credit_probes++;
-}
-
-void mca_btl_tbrdma_ep_ctrl(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                            uint8_t type, bool force)
-{
-    mca_btl_tbrdma_chan_t *ch = &ep->chan[TBRDMA_CHAN_EAGER];
-    bool credit = tbrdma_rel_tx_credit(&ch->tx, 1);
+    size_t max = tbrdma_bulk_payload(), msg_bytes = 0;
     mca_btl_tbrdma_frag_t *frag;
-    tbrdma_hdr_t h;
+    struct iovec iov;
+    uint32_t iov_count = 1;
+    size_t max_data;
 
-    if (TBRDMA_WR_MAX <= ch->sq_posted || (!credit && !force)) {
-        return;
+    (void) order;
+    if (reserve > max) {
+        return NULL;
     }
-    frag = send_ctrl_get(ep->dev, TBRDMA_CHAN_EAGER);
+    max_data = (reserve + *size > max) ? max - reserve : *size;
+    opal_convertor_get_packed_size(convertor, &msg_bytes); /* the whole message: may it stripe? */
+    frag = mca_btl_tbrdma_stripe_frag((mca_btl_tbrdma_module_t *) btl, endpoint, reserve + max_data,
+                                      msg_bytes, flags);
     if (NULL == frag) {
-        return;
+        return NULL;
     }
-    frag->ep = ep;
-    send_header(ep, &h, type, TBRDMA_CHAN_EAGER);
-    h.tx = tbrdma_rel_tx_take(&ch->tx);
-    tbrdma_wire_seal(frag->buf, &h);
-    if (0 != send_post(module, ep, ch, frag, TBRDMA_HDR_BYTES)) {
-        mca_btl_tbrdma_ctrl_put(frag);
-        return;
+    iov.iov_base = frag->buf + TBRDMA_HDR_BYTES + reserve;
+    iov.iov_len = max_data;
+    if (0 > opal_convertor_pack(convertor, &iov, &iov_count, &max_data)) {
+        mca_btl_tbrdma_frag_put((mca_btl_tbrdma_module_t *) btl, frag);
+        return NULL;
     }
-    if (!credit) {
-        send_mark_beyond(ch, frag);
-    }
-    module->stats.tx_ctrl++;
-    module->stats.tx_forced += credit ? 0 : 1;
+    *size = max_data;
+    frag->segment.seg_len = reserve + max_data;
+    return &frag->base;
 }
-
-/* Threshold of owed frames that sends an acknowledgement at once: a quarter of the window. */
-static uint32_t send_ack_threshold(const mca_btl_tbrdma_chan_t *ch)
-{
-    return (ch->depth >= 8) ? (uint32_t) ch->depth / 4 : 1;
-}
-
-void mca_btl_tbrdma_ep_flush_owed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                                  uint64_t now)
-{
-    bool urgent = ep->ack_now || ep->probe || ep->chan[0].nack || ep->chan[1].nack;
-    bool any = urgent;
-    bool force;
-
-    /* data owes an acknowledgement; a grant alone only from a quarter of the window on */
-    for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        any = any || 0 < tbrdma_rel_rx_ack_owed(&ep->chan[c].rx);
-        urgent = urgent || tbrdma_rel_rx_owed(&ep->chan[c].rx, send_ack_threshold(&ep->chan[c]));
-    }
-    any = any || urgent;
-    if (!any) {
-        return;
-    }
-    if (0 == ep->owed_since) {
-        ep->owed_since = now;
-    }
-    /* frames came in this pass: a reply may carry the ack; else (the burst ended) ack now */
-    if (!urgent && ep->rx_pass
-        && mca_btl_tbrdma_elapsed(now, ep->owed_since) < module->ack_delay_ns) {
-        ep->rx_pass = 0;
-        return;
-    }
-    ep->rx_pass = 0;
-    force = mca_btl_tbrdma_elapsed(now, ep->owed_since) >= module->force_ns;
-    mca_btl_tbrdma_ep_ctrl(module, ep, TBRDMA_MSG_ACK, force);
-}
-
-/* ---- ob1's entry points ----------------------------------------------------------------- */
 
 /*
  * Trains. A bulk message of up to btl_tbrdma_train_frames frames of payload goes as that many
@@ -330,7 +81,7 @@ static bool send_train_take(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_devi
                             mca_btl_tbrdma_frag_t **pieces, int n)
 {
     for (int i = 0; i < n; i++) {
-        pieces[i] = mca_btl_tbrdma_frag_get(dev, TBRDMA_POOL_EAGER);
+        pieces[i] = mca_btl_tbrdma_frag_get(&dev->pools, TBRDMA_POOL_EAGER);
         if (NULL == pieces[i]) {
             while (i-- > 0) {
                 mca_btl_tbrdma_frag_put(module, pieces[i]);
@@ -488,7 +239,7 @@ int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
     if (!mca_btl_tbrdma_token_try(module)) {
         return OPAL_ERR_RESOURCE_BUSY;
     }
-    frag = mca_btl_tbrdma_frag_for(endpoint, header_size + payload_size, flags);
+    frag = mca_btl_tbrdma_endpoint_frag(module, endpoint, header_size + payload_size, flags);
     if (NULL == frag) {
         mca_btl_tbrdma_token_release(module);
         return OPAL_ERR_RESOURCE_BUSY;

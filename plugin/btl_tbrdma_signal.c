@@ -12,8 +12,10 @@
  * The handler touches only verbs objects (mca_btl_tbrdma_release_verbs_only): no frame, no pool
  * lock, no ob1 callback, which another thread of the process may be in the middle of.
  */
+#include "btl_tbrdma_signal.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_teardown.h"
+#include "btl_tbrdma_token.h"
 #include "core/tbrdma_mutate.h"
 
 #include <sched.h>

@@ -80,7 +80,8 @@ static uint32_t stripe_load(const mca_btl_tbrdma_endpoint_t *ep)
     return (TBRDMA_EP_CONNECTED == ep->state) ? tx->next_seq - tx->una : TBRDMA_STRIPE_FULL;
 }
 
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_stripe_frag(mca_btl_tbrdma_endpoint_t *ep, size_t size,
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_stripe_frag(mca_btl_tbrdma_module_t *module,
+                                                  mca_btl_tbrdma_endpoint_t *ep, size_t size,
                                                   size_t msg_bytes, uint32_t flags)
 {
     uint32_t load[TBRDMA_MESH_MAX_STRIPES];
@@ -88,7 +89,7 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_stripe_frag(mca_btl_tbrdma_endpoint_t *ep,
 
     if (!tbrdma_stripe_wanted(size, msg_bytes, tbrdma_eager_payload(),
                               (size_t) mca_btl_tbrdma_component.stripe_min_size, n)) {
-        return mca_btl_tbrdma_frag_for(ep, size, flags);
+        return mca_btl_tbrdma_endpoint_frag(module, ep, size, flags);
     }
     for (int k = 0; k < n; k++) {
         load[k] = stripe_load(ep->stripes[k]);
@@ -100,7 +101,7 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_stripe_frag(mca_btl_tbrdma_endpoint_t *ep,
         if (0 > k) {
             break;
         }
-        frag = mca_btl_tbrdma_frag_for(ep->stripes[k], size, flags);
+        frag = mca_btl_tbrdma_endpoint_frag(module, ep->stripes[k], size, flags);
         if (NULL != frag) {
             return frag;
         }

@@ -1,7 +1,8 @@
 /*
- * The zero-copy queue pair of an endpoint (docs/design.md, "Zero-copy large messages"): the
- * budget decision, the queue pair's epochs, the control messages (HELLO, GRANT, DONE: DATA
- * frames of tag TBRDMA_TAG_ZCOPY on the reliable eager channel), completions and progress.
+ * Zero-copy's top (docs/design.md, "Zero-copy large messages"): the plan (which endpoints the
+ * queue pair budget leaves room for), the queue pair's epochs, and the dispatch of completions,
+ * control messages (HELLO, GRANT, DONE: btl_tbrdma_zcopy_qp.c) and progress to the receiver
+ * (btl_tbrdma_zcopy_get.c) and the owner (btl_tbrdma_zcopy_send.c).
  *
  * Epochs. Both ends start at epoch 1 with a queue pair each (state WAIT) and send HELLO(epoch,
  * queue pair number, PSN); a HELLO of the same epoch connects ours to theirs (READY), and ob1 is
@@ -14,7 +15,8 @@
  */
 #include "btl_tbrdma_zcopy.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_progress.h"
+#include "btl_tbrdma_zcopy_get.h"
+#include "btl_tbrdma_zcopy_send.h"
 #include "core/tbrdma_mutate.h"
 
 #include "core/tbrdma_budget.h"
@@ -22,8 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define ZC_INDEX_NONE UINT32_MAX
 
 /* ---- planning and setup ---------------------------------------------------------------- */
 
@@ -74,141 +74,7 @@ void mca_btl_tbrdma_zc_plan(mca_btl_tbrdma_module_t *module, const mca_btl_tbrdm
     }
 }
 
-/* A new queue pair for the current epoch (INIT). 0, or -1 (said at verbosity 1 when say). */
-static int zc_qp_new(mca_btl_tbrdma_endpoint_t *ep, bool say)
-{
-    mca_btl_tbrdma_zc_t *zc = ep->zc;
-    char err[TBRDMA_MSG_MAX / 4];
-    uint32_t qpn;
-
-    if (0
-        != tbrdma_verbs_qp_create(ep->dev->vdev, TBRDMA_ZC_GRANTS, TBRDMA_ZC_WINDOW_MAX, &zc->qp,
-                                  &qpn, err, sizeof(err))) {
-        if (say) {
-            TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
-                           "zero-copy off towards host %s: %s; large messages are copied",
-                           ep->peer_host, err);
-        }
-        zc->qp = NULL;
-        return -1;
-    }
-    zc->qpn = qpn;
-    zc->psn = (ep->psn + zc->epoch * 0x9e3779b1u) & 0xffffffu;
-    return 0;
-}
-
-void mca_btl_tbrdma_zc_setup(mca_btl_tbrdma_endpoint_t *ep)
-{
-    mca_btl_tbrdma_zc_t *zc;
-
-    if (!mca_btl_tbrdma_component.zcopy || NULL == ep->dev->zc || NULL != ep->zc
-        || ep->primary != ep) {
-        return; /* off, set up already, or a striped cable's endpoint: ob1 never gets there */
-    }
-    zc = calloc(1, sizeof(*zc));
-    if (NULL == zc) {
-        return;
-    }
-    pthread_mutex_init(&zc->ops_lock, NULL);
-    zc->index = ZC_INDEX_NONE;
-    zc->epoch = 1;
-    tbrdma_zc_pace_init(&zc->pace);
-    zc->hello_owed = true; /* with queue pair 0 when we have none, so the peer drops its own */
-    ep->zc = zc;
-    if (ep->zc_planned) {
-        zc->state = (0 == zc_qp_new(ep, true)) ? TBRDMA_ZC_QP_WAIT : TBRDMA_ZC_QP_OFF;
-    }
-}
-
-static void zc_qp_destroy(mca_btl_tbrdma_zc_t *zc)
-{
-    tbrdma_verbs_qp_destroy(zc->qp);
-    zc->qp = NULL;
-    zc->qpn = 0;
-    zc->grant_head = 0;
-    zc->ngrants = 0;
-    zc->sq_posted = 0;
-}
-
-void mca_btl_tbrdma_zc_release(mca_btl_tbrdma_endpoint_t *ep)
-{
-    if (NULL == ep->zc) {
-        return;
-    }
-    zc_qp_destroy(ep->zc);
-    ep->zc->peer_ok = false;
-    if (TBRDMA_ZC_QP_NONE != ep->zc->state) {
-        ep->zc->state = TBRDMA_ZC_QP_OFF;
-    }
-}
-
-void mca_btl_tbrdma_zc_free(mca_btl_tbrdma_endpoint_t *ep)
-{
-    mca_btl_tbrdma_zc_t *zc = ep->zc;
-
-    if (NULL == zc) {
-        return;
-    }
-    mca_btl_tbrdma_zc_release(ep);
-    while (NULL != zc->ops_head) { /* none after finalize's drain; nothing to tell ob1 */
-        mca_btl_tbrdma_zc_op_t *op = zc->ops_head;
-
-        zc->ops_head = op->next;
-        free(op);
-    }
-    pthread_mutex_destroy(&zc->ops_lock);
-    free(zc);
-    ep->zc = NULL;
-}
-
-int mca_btl_tbrdma_zc_cqe(int neps)
-{
-    /* the current queue pairs' work requests and those of the one an epoch change destroyed */
-    return mca_btl_tbrdma_component.zcopy ? 2 * neps * (TBRDMA_ZC_GRANTS + TBRDMA_ZC_WINDOW_MAX)
-                                          : 0;
-}
-
 /* ---- control messages ------------------------------------------------------------------ */
-
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_zc_msg_frag(mca_btl_tbrdma_endpoint_t *ep)
-{
-    return mca_btl_tbrdma_frag_for(ep, TBRDMA_ZC_MSG_BYTES, 0);
-}
-
-void mca_btl_tbrdma_zc_msg_queue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_frag_t *frag,
-                                 const tbrdma_zc_msg_t *m)
-{
-    tbrdma_zc_encode(m, frag->buf + TBRDMA_HDR_BYTES);
-    frag->tag = TBRDMA_TAG_ZCOPY;
-    frag->len = TBRDMA_ZC_MSG_BYTES;
-    mca_btl_tbrdma_ep_enqueue(ep, frag); /* the frame's one reference is the transport's */
-}
-
-int mca_btl_tbrdma_zc_send_msg(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_zc_msg_t *m)
-{
-    mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(ep);
-
-    if (NULL == frag) {
-        return -1;
-    }
-    mca_btl_tbrdma_zc_msg_queue(ep, frag, m);
-    return 0;
-}
-
-static void zc_send_hello(mca_btl_tbrdma_endpoint_t *ep)
-{
-    mca_btl_tbrdma_zc_t *zc = ep->zc;
-    tbrdma_zc_msg_t m;
-
-    memset(&m, 0, sizeof(m));
-    m.type = TBRDMA_ZC_HELLO;
-    m.epoch = zc->epoch;
-    m.qpn = (NULL != zc->qp) ? zc->qpn : 0;
-    m.psn = (NULL != zc->qp) ? zc->psn : 0;
-    if (0 == mca_btl_tbrdma_zc_send_msg(ep, &m)) {
-        zc->hello_owed = false;
-    }
-}
 
 /* ---- epochs ---------------------------------------------------------------------------- */
 
@@ -219,7 +85,7 @@ static void zc_off(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *e
     mca_btl_tbrdma_zc_t *zc = ep->zc;
 
     mca_btl_tbrdma_zc_get_rewind(ep);
-    zc_qp_destroy(zc);
+    mca_btl_tbrdma_zc_qp_destroy(zc);
     zc->state = TBRDMA_ZC_QP_OFF;
     zc->peer_ok = false;
     zc->hello_owed = tell;
@@ -243,11 +109,11 @@ static int zc_renew(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *
 
     mca_btl_tbrdma_zc_get_rewind(ep);
     zc->qp = NULL;
-    if (0 != zc_qp_new(ep, false)) { /* no room for both: the old one first */
+    if (0 != mca_btl_tbrdma_zc_qp_new(ep, false)) { /* no room for both: the old one first */
         zc->qp = old;
-        zc_qp_destroy(zc);
+        mca_btl_tbrdma_zc_qp_destroy(zc);
         old = NULL;
-        if (0 != zc_qp_new(ep, true)) {
+        if (0 != mca_btl_tbrdma_zc_qp_new(ep, true)) {
             zc_off(module, ep, true);
             return -1;
         }
@@ -283,7 +149,8 @@ static void zc_join(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *
     zc->peer_ok = true;
 }
 
-void mca_btl_tbrdma_zc_resync(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+/* Starts a new epoch: new queue pair, HELLO, chunks to grant again (token). */
+static void zc_resync(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
 {
     module->stats.zc_epochs++;
     ep->zc->epoch++;
@@ -379,16 +246,17 @@ void mca_btl_tbrdma_zc_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
     if (NULL == zc) {
         return;
     }
-    if (ZC_INDEX_NONE == zc->index) {
+    if (TBRDMA_ZC_INDEX_NONE == zc->index) {
         zc_find_index(module, ep);
     }
     if (zc->hello_owed) {
-        zc_send_hello(ep);
+        mca_btl_tbrdma_zc_send_hello(module, ep);
     }
     /* no get pending (nor a chunk: each belongs to a pending get): no lock on the fast path */
     gets = NULL != __atomic_load_n(&zc->ops_head, __ATOMIC_ACQUIRE);
-    if (gets && TBRDMA_ZC_QP_READY == zc->state) {
-        mca_btl_tbrdma_zc_get_progress(module, ep, now);
+    if (gets && TBRDMA_ZC_QP_READY == zc->state
+        && mca_btl_tbrdma_zc_get_progress(module, ep, now)) {
+        zc_resync(module, ep); /* a chunk was not accepted */
     }
     if (TBRDMA_ZC_QP_READY == zc->state) {
         mca_btl_tbrdma_zc_send_progress(module, ep);
@@ -408,6 +276,23 @@ void mca_btl_tbrdma_zc_fail_all(mca_btl_tbrdma_module_t *module, int status)
             mca_btl_tbrdma_zc_get_finish(module, module->eps[i], true, status);
         }
     }
+}
+
+/* ---- registrations --------------------------------------------------------------------- */
+
+mca_btl_base_registration_handle_t *mca_btl_tbrdma_register_mem(struct mca_btl_base_module_t *btl,
+                                                                struct mca_btl_base_endpoint_t *ep,
+                                                                void *base, size_t size,
+                                                                uint32_t flags)
+{
+    mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
+
+    (void) flags;
+    if (NULL == ep || NULL == ep->zc || !ep->zc->peer_ok || !module->verbs_live
+        || size < (size_t) mca_btl_tbrdma_component.zcopy_min) {
+        return NULL; /* below the switch point, or no zero-copy with this peer: ob1 copies */
+    }
+    return mca_btl_tbrdma_rcache_register(ep->dev, base, size);
 }
 
 /* ---- counters -------------------------------------------------------------------------- */

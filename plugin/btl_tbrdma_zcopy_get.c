@@ -5,16 +5,15 @@
  * a receive of exactly its length is posted straight into the user's buffer on the zero-copy
  * queue pair, then a GRANT goes to the owner over the eager channel. A chunk is accepted when
  * its receive completed with its length and the owner's DONE agrees (length, CRC32C when
- * checksums are on); anything else starts a new epoch (btl_tbrdma_zcopy.c), which grants the
+ * checksums are on); anything else makes btl_tbrdma_zcopy.c start a new epoch, which grants the
  * unaccepted chunks again. Chunks are accepted in grant order (UC and the eager channel both
  * keep order), so only the oldest is judged. ob1 hears of the get once every chunk is in,
  * with OPAL_SUCCESS; a get that cannot be done (no zero-copy with the peer any more, the owner
  * refused, the peer is lost) completes with an error and ob1 copies that part instead.
  * Hot path: mca_btl_tbrdma_zc_get_progress.
  */
+#include "btl_tbrdma_zcopy_get.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_progress.h"
-#include "btl_tbrdma_zcopy.h"
 #include "core/tbrdma_mutate.h"
 
 #include "core/tbrdma_crc32c.h"
@@ -163,7 +162,7 @@ static void get_accept(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_zc_t *zc,
     zc->nchunks--;
 }
 
-/* Judges the oldest chunks; -1 when one started a new epoch. */
+/* Judges the oldest chunks; -1 when one was not accepted (a new epoch is due). */
 static int get_judge(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, uint64_t now)
 {
     mca_btl_tbrdma_zc_t *zc = ep->zc;
@@ -193,7 +192,6 @@ static int get_judge(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
             || ++c->op->retries > (TBRDMA_MUTANT(ZC_RETRIES_1000) ? 1000 : TBRDMA_ZC_RETRIES)) {
             c->op->status = OPAL_ERROR; /* ob1 copies it */
         }
-        mca_btl_tbrdma_zc_resync(module, ep);
         return -1;
     }
     return 0;
@@ -229,14 +227,14 @@ static uint32_t get_chunk_len(const mca_btl_tbrdma_zc_t *zc, const mca_btl_tbrdm
 }
 
 /* Posts the receive of op's next chunk of len bytes into the user's buffer, then its GRANT.
- * 0, or -1 (no frame for the GRANT yet, or a new epoch started). */
+ * 0, -1 (no frame for the GRANT yet) or 1 (the receive was refused: a new epoch is due). */
 static int get_grant(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                      mca_btl_tbrdma_zc_op_t *op, uint32_t len)
 {
     mca_btl_tbrdma_zc_t *zc = ep->zc;
     int slot = (zc->chead + zc->nchunks) % TBRDMA_ZC_WINDOW_MAX;
     mca_btl_tbrdma_zc_chunk_t *c = &zc->chunk[slot];
-    mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(ep);
+    mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(module, ep);
     uint32_t gen = tbrdma_zc_gen_next(zc->gen);
     tbrdma_zc_msg_t m;
 
@@ -248,8 +246,7 @@ static int get_grant(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
                                   op->local + op->next_off, len, op->lkey)) {
         mca_btl_tbrdma_frag_put(module, frag);
         module->stats.zc_post_err++;
-        mca_btl_tbrdma_zc_resync(module, ep);
-        return -1;
+        return 1;
     }
     zc->gen = gen;
     *c = (mca_btl_tbrdma_zc_chunk_t){.op = op,
@@ -271,22 +268,24 @@ static int get_grant(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
     return 0;
 }
 
-void mca_btl_tbrdma_zc_get_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                                    uint64_t now)
+int mca_btl_tbrdma_zc_get_progress(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                                   uint64_t now)
 {
     mca_btl_tbrdma_zc_t *zc = ep->zc;
 
     if (0 != get_judge(module, ep, now)) {
-        return;
+        return 1;
     }
     while (zc->nchunks < mca_btl_tbrdma_component.zcopy_window) {
         mca_btl_tbrdma_zc_op_t *op = get_next_op(zc);
         uint32_t len = (NULL != op) ? get_chunk_len(zc, op) : 0;
+        int rc = (0 < len) ? get_grant(module, ep, op, len) : -1;
 
-        if (0 == len || 0 != get_grant(module, ep, op, len)) {
-            return;
+        if (0 != rc) {
+            return 1 == rc;
         }
     }
+    return 0;
 }
 
 /* ---- rewind and completion ------------------------------------------------------------- */

@@ -8,9 +8,8 @@
  * serve gets DONE with the reason, and the receiver gives that get up to ob1's copy path.
  * Grants are served in order; the receiver's window bounds how many wait here.
  */
+#include "btl_tbrdma_zcopy_send.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_progress.h"
-#include "btl_tbrdma_zcopy.h"
 #include "core/tbrdma_mutate.h"
 
 #include "core/tbrdma_crc32c.h"
@@ -67,7 +66,7 @@ void mca_btl_tbrdma_zc_send_progress(mca_btl_tbrdma_module_t *module, mca_btl_tb
         const mca_btl_tbrdma_zc_grant_t *g = &zc->grant[zc->grant_head];
         /* every grant queued is of this epoch: zc_recv drops older ones, and an epoch change
            empties the queue (zc_renew) */
-        mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(ep);
+        mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(module, ep);
 
         if (NULL == frag) {
             return; /* DONE needs a frame: the grant waits for the next pass */

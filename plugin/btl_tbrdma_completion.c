@@ -1,5 +1,6 @@
 /*
- * tbrdma's completions. Every completion's status is checked; nothing a peer sent is trusted
+ * tbrdma's completions (channel layer: the receiving half of the reliable channels, and the
+ * end of every send). Every completion's status is checked; nothing a peer sent is trusted
  * before tbrdma_wire_check() accepted it (magic, version, type, channel, header CRC, length,
  * connection id, payload CRC when checksums are on) and its frame count matched the channel's.
  * A refused frame is counted by verdict and dropped: its receive is posted again and the sender's
@@ -23,9 +24,10 @@
  * NWChem: SIGSEGV in send_finished, about 1 run in 20). Hot path: mca_btl_tbrdma_poll_device,
  * recv_complete, recv_deliver.
  */
+#include "btl_tbrdma_completion.h"
+#include "btl_tbrdma_chan.h"
 #include "btl_tbrdma_output.h"
-#include "btl_tbrdma_progress.h"
-#include "btl_tbrdma_zcopy.h"
+#include "btl_tbrdma_token.h"
 #include "core/tbrdma_mutate.h"
 
 #include <stdio.h>
@@ -325,8 +327,8 @@ static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoin
         && !recv_train(module, ep, frag, &seg)) {
         return;
     }
-    if (TBRDMA_TAG_ZCOPY == frag->tag) { /* tbrdma's own: zero-copy control */
-        mca_btl_tbrdma_zc_recv(module, ep, seg.seg_addr.pval, (uint32_t) seg.seg_len);
+    if (module->up.tag == frag->tag) { /* tbrdma's own: zero-copy control */
+        module->up.msg(module, ep, seg.seg_addr.pval, (uint32_t) seg.seg_len);
         return;
     }
     if (NULL == mca_btl_base_active_message_trigger[frag->tag].cbfunc) {
@@ -496,7 +498,7 @@ int mca_btl_tbrdma_poll_device(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_d
         mca_btl_tbrdma_frag_t *frag = (mca_btl_tbrdma_frag_t *) (uintptr_t) wc[i].wr_id;
 
         if (tbrdma_zc_wrid_is_zc(wc[i].wr_id)) { /* user memory, not a frame */
-            mca_btl_tbrdma_zc_complete(module, &wc[i]);
+            module->up.wc(module, &wc[i]);
             continue;
         }
         /* the frame's kind, not the opcode: an error completion's opcode is undefined */

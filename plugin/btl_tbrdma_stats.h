@@ -1,0 +1,19 @@
+/*
+ * This process's counters (engine layer, btl_tbrdma_stats.c).
+ */
+#ifndef BTL_TBRDMA_STATS_H
+#define BTL_TBRDMA_STATS_H
+
+#include "btl_tbrdma.h"
+
+/* One "tbrdma stats" and one "tbrdma zcopy" line; WHEN follows the word ("" at finalize,
+ * " after 30 s" while running). */
+void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const char *when);
+
+/* btl_tbrdma_stats_interval_s: the counters, when the interval has passed since the last time. */
+void mca_btl_tbrdma_stats_tick(mca_btl_tbrdma_module_t *module, uint64_t now);
+
+/* At finalize, when btl_tbrdma_stats or verbosity 5 asks for them. */
+void mca_btl_tbrdma_print_final_stats(const mca_btl_tbrdma_module_t *module);
+
+#endif /* BTL_TBRDMA_STATS_H */
