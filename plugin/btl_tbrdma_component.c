@@ -6,10 +6,10 @@
  * 0 and explained at verbosity 1; only a host with RDMA devices none of which works speaks up
  * unasked, once per host (local rank 0).
  */
+#include "base/btl_tbrdma_netif.h"
+#include "base/btl_tbrdma_output.h"
+#include "base/btl_tbrdma_verbs.h"
 #include "btl_tbrdma.h"
-#include "btl_tbrdma_netif.h"
-#include "btl_tbrdma_output.h"
-#include "btl_tbrdma_verbs.h"
 
 #include "core/tbrdma_diag.h"
 #include "core/tbrdma_select.h"

@@ -16,13 +16,13 @@
  * Macs can never be crossed.
  */
 #include "btl_tbrdma_connect.h"
-#include "btl_tbrdma_chan.h"
-#include "btl_tbrdma_output.h"
-#include "btl_tbrdma_progress.h"
-#include "btl_tbrdma_stripe.h"
-#include "btl_tbrdma_teardown.h"
-#include "btl_tbrdma_token.h"
-#include "btl_tbrdma_zcopy.h"
+#include "base/btl_tbrdma_output.h"
+#include "base/btl_tbrdma_token.h"
+#include "channel/btl_tbrdma_chan.h"
+#include "engine/btl_tbrdma_progress.h"
+#include "engine/btl_tbrdma_teardown.h"
+#include "proto/btl_tbrdma_stripe.h"
+#include "proto/zcopy/btl_tbrdma_zcopy.h"
 
 #include "core/tbrdma_budget.h"
 #include "core/tbrdma_conn.h"

@@ -7,7 +7,7 @@
 #ifndef BTL_TBRDMA_CONNECT_H
 #define BTL_TBRDMA_CONNECT_H
 
-#include "btl_tbrdma_job.h"
+#include "base/btl_tbrdma_job.h"
 
 /*
  * Collective over the job's tbrdma processes (proc_host >= 0): every one of them must call it

@@ -4,10 +4,10 @@
  * --level 9` reads like docs/params.md), and checked here, in one function that warns about
  * a bad value and falls back to the default (btl_tcp's register/verify split).
  */
+#include "base/btl_tbrdma_output.h"
 #include "btl_tbrdma.h"
-#include "btl_tbrdma_frag.h"
-#include "btl_tbrdma_output.h"
-#include "btl_tbrdma_zcopy.h"
+#include "fabric/btl_tbrdma_frag.h"
+#include "proto/zcopy/btl_tbrdma_zcopy.h"
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"

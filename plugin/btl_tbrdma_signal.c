@@ -13,10 +13,10 @@
  * lock, no ob1 callback, which another thread of the process may be in the middle of.
  */
 #include "btl_tbrdma_signal.h"
-#include "btl_tbrdma_output.h"
-#include "btl_tbrdma_teardown.h"
-#include "btl_tbrdma_token.h"
+#include "base/btl_tbrdma_output.h"
+#include "base/btl_tbrdma_token.h"
 #include "core/tbrdma_mutate.h"
+#include "engine/btl_tbrdma_teardown.h"
 
 #include <sched.h>
 #include <signal.h>

@@ -10,7 +10,7 @@
  * 2 usage; 3 no verbs library or no usable port; 4 refused (an MPI job runs, see --force);
  * 5 the side channel failed; 130 stopped by a signal or --timeout (partial report printed).
  */
-#include "btl_tbrdma_netif.h"
+#include "base/btl_tbrdma_netif.h"
 #include "core/tbrdma_diag.h"
 #include "fieldtest/probe.h"
 #include "tool_usage.h"

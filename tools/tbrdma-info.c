@@ -10,8 +10,8 @@
  */
 #include "config.h"
 
-#include "btl_tbrdma_netif.h"
-#include "btl_tbrdma_verbs.h"
+#include "base/btl_tbrdma_netif.h"
+#include "base/btl_tbrdma_verbs.h"
 #include "core/tbrdma_diag.h"
 #include "core/tbrdma_gid.h"
 #include "tbrdma_source_id.h"

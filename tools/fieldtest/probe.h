@@ -12,7 +12,8 @@
 #ifndef TBRDMA_FIELDTEST_H
 #define TBRDMA_FIELDTEST_H
 
-#include "btl_tbrdma_verbs_load.h"
+#include "base/btl_tbrdma_verbs.h"
+#include "base/btl_tbrdma_verbs_load.h"
 #include "core/tbrdma_types.h"
 
 #include <stddef.h>

@@ -5,7 +5,7 @@
  */
 #include "probe.h"
 
-#include "btl_tbrdma_netif.h"
+#include "base/btl_tbrdma_netif.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  *   netif_probe pair DEVICE...  "pair DEVICE rc=R ifname=I|-"
  *   netif_probe hostname        "hostname rc=R name=N"
  */
-#include "btl_tbrdma_netif.h"
+#include "base/btl_tbrdma_netif.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks plugin/btl_tbrdma_netif.c against interfaces this script configures in a throwaway
+# Checks plugin/base/btl_tbrdma_netif.c against interfaces this script configures in a throwaway
 # network namespace: a veth pair en2/en3 (en2 with a /30, en3 enslaved to bridge0), a veth en4
 # whose peer is down (up but not running, no IPv4), the name pairing rule rdma_X -> X, the
 # hostname of a UTS namespace, and that a process that entered the namespace with nsenter (so
@@ -48,7 +48,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 probe="$tmp/netif_probe"
 "$cc" -std=gnu99 -Wall -Wextra -Werror -I"$top/plugin" -o "$probe" "$here/netif_probe.c" \
-    "$top/plugin/btl_tbrdma_netif.c" || { echo "FAIL: building netif_probe"; exit 1; }
+    "$top/plugin/base/btl_tbrdma_netif.c" || { echo "FAIL: building netif_probe"; exit 1; }
 
 ip netns add "$ns" || { echo "FAIL: ip netns add $ns"; exit 1; }
 in_ns()

@@ -1,0 +1,38 @@
+/*
+ * Releasing the verbs resources of a module (btl_tbrdma_teardown.h): at finalize, when a peer
+ * is lost, when add_procs cannot connect, and from the signal handler.
+ */
+#include "engine/btl_tbrdma_teardown.h"
+#include "channel/btl_tbrdma_completion.h"
+#include "fabric/btl_tbrdma_rcache.h"
+#include "proto/zcopy/btl_tbrdma_zcopy.h"
+
+void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module)
+{
+    if (!module->verbs_live) {
+        return;
+    }
+    module->verbs_live = false;
+    for (int i = 0; i < module->neps; i++) {
+        mca_btl_tbrdma_endpoint_release(module->eps[i]);
+        mca_btl_tbrdma_zc_release(module->eps[i]);
+        if (TBRDMA_EP_CONNECTED == module->eps[i]->state) {
+            module->eps[i]->state = TBRDMA_EP_CLOSED;
+        }
+    }
+    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
+        mca_btl_tbrdma_rcache_release(module->devices[p]); /* user memory first: then the PD */
+        mca_btl_tbrdma_device_release(module->devices[p]);
+    }
+}
+
+void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module)
+{
+    if (!module->verbs_live) {
+        return;
+    }
+    mca_btl_tbrdma_release_verbs_only(module);
+    for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {
+        mca_btl_tbrdma_reclaim_posted(module, module->devices[p]); /* their QPs are gone */
+    }
+}
