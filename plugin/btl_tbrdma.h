@@ -9,7 +9,7 @@
  * connects them; after that, send/sendi/progress move ob1's fragments over them with tbrdma's
  * own credits, acknowledgements, retransmission and liveness (docs/design.md).
  *
- * Threads: the data path is serialized by a token (btl_tbrdma_progress.c) that the application
+ * Threads: the data path is serialized by a token (base/btl_tbrdma_token.c) that the application
  * thread(s) and tbrdma's liveness thread take; ob1 is only ever called back from an application
  * thread.
  */
@@ -141,7 +141,7 @@ typedef struct mca_btl_tbrdma_module_t {
     mca_btl_tbrdma_upcalls_t up; /* what the completions hand up (module_create fills it) */
     uint64_t last_pass_ns;       /* ns: the last progress pass (a longer gap was a stall) */
 
-    /* The token that serializes the data path, and who holds it (btl_tbrdma_progress.c). */
+    /* The token that serializes the data path, and who holds it (base/btl_tbrdma_token.c). */
     _Atomic uintptr_t token_owner;
     int token_depth;
     int in_progress; /* a progress pass is running (ob1 callbacks may not start another) */
@@ -181,7 +181,7 @@ mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *loca
                                                       tbrdma_port_info_t *ports,
                                                       tbrdma_mesh_spec_t *spec);
 
-/* btl_tbrdma_progress.c: the component's progress function (registered with opal_progress). */
+/* engine/btl_tbrdma_progress.c: the component's progress function (registered with opal_progress). */
 int mca_btl_tbrdma_component_progress(void);
 
 #endif /* BTL_TBRDMA_H */

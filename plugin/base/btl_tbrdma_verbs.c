@@ -9,7 +9,7 @@
  * UC queue pairs taken to INIT/RTR/RTS exactly as Apple's stack accepts them (access flags 0,
  * GRH hop limit 1, source GID = the port's IPv4-mapped entry, every send signaled, one SGE, no
  * inline data), and the inline post/poll calls of verbs.h, which reach the provider through
- * ctx->ops. The caller serializes all calls on one device (btl_tbrdma_progress.c's token).
+ * ctx->ops. The caller serializes all calls on one device (base/btl_tbrdma_token.c's token).
  */
 #include "base/btl_tbrdma_verbs.h"
 #include "base/btl_tbrdma_netif.h"

@@ -1,7 +1,7 @@
 /*
  * tbrdma's reliable channels, sending half (channel layer): the channels' send lists and
  * transmissions, and control frames (acknowledgements, grants, probes, close). ob1's send and
- * sendi (btl_tbrdma_send.c) queue their frames here.
+ * sendi (proto/btl_tbrdma_send.c) queue their frames here.
  *
  * A data frame gets its channel's next sequence number when queued and stays in the channel's
  * send list until acknowledged; the list is transmitted from tx.snd_nxt as far as the peer's

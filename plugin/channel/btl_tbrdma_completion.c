@@ -254,7 +254,7 @@ static void recv_repost(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint
 }
 
 /*
- * A piece of a train (btl_tbrdma_send.c) in order on the 1-frame channel: appended to the
+ * A piece of a train (proto/btl_tbrdma_send.c) in order on the 1-frame channel: appended to the
  * endpoint's train. True when it was the last one: seg is then the whole message.
  */
 static bool recv_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,

@@ -2,7 +2,7 @@
  * Liveness of one peer: the rules that decide when a silent peer is probed, when its port is
  * looked at, and when it is lost (Apple's RDMA reports no error for a dead peer or a pulled
  * cable). Pure arithmetic on clocks the caller passes in; the data path
- * (plugin/btl_tbrdma_progress.c) owns the endpoints and acts on the verdicts;
+ * (plugin/engine/btl_tbrdma_timers.c) owns the endpoints and acts on the verdicts;
  * test/unit/test_live.c pins the rules. docs/design.md ("Liveness") explains them.
  *
  * Silence is counted only while this process listened: a pass after a gap longer than the

@@ -76,7 +76,7 @@ struct mca_btl_base_endpoint_t {
      * Primary only: frames to this peer acknowledged whose callback still waits for their send
      * completion (a CQ gives no order between a send's completion and a receive's). While there
      * is one, data frames from this peer are held, so ob1 hears of a send's completion before
-     * any frame the peer sent after receiving it (btl_tbrdma_recv.c, "causal order").
+     * any frame the peer sent after receiving it (channel/btl_tbrdma_completion.c, "causal order").
      */
     int acked_waiting;
     int fail_reported;
@@ -90,7 +90,7 @@ struct mca_btl_base_endpoint_t {
     struct mca_btl_base_endpoint_t *stripes[TBRDMA_MESH_MAX_STRIPES]; /* primary: usable cables */
     int nstripes;         /* primary: entries of stripes[] (>= 1) */
     unsigned stripe_next; /* primary: turn among equally loaded cables */
-    /* Zero-copy large messages (btl_tbrdma_zcopy.h), NULL when off. */
+    /* Zero-copy large messages (proto/zcopy/), NULL when off. */
     bool zc_planned; /* the queue pair budget leaves room for its zero-copy queue pair */
     struct mca_btl_tbrdma_zc_t *zc;
 };
