@@ -326,6 +326,7 @@ if stage_wanted unit; then
     stage_add unit $(($(date +%s) - t_unit)) 0
     run_test unit macos-syntax 120 test/macos-sdk/check.sh
     run_test unit layers 60 test/layers/check.sh
+    run_test unit troubleshooting-doc 60 test/docs/troubleshooting.sh
 fi
 if stage_wanted sanitize; then
     mapfile -t fuzz_take < <(rot_group "$slice" fuzz)

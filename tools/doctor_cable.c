@@ -128,8 +128,8 @@ void doc_check_pair(doc_cluster_t *cl, int a, int b)
     n = pair_cables(cl, a, b, &fmt);
     if (1 < n) {
         doc_add(cl, "double-cable", 0, a, NULL, NULL,
-                "note: host %s and host %s are joined by %d cables (%s): tbrdma uses the first, "
-                "the others stay idle",
+                "note: host %s and host %s are joined by %d cables (%s): tbrdma spreads large "
+                "messages over all of them (btl_tbrdma_stripe, on by default)",
                 doc_host_name(&cl->hosts[a]), doc_host_name(&cl->hosts[b]), n, list);
     }
     if (0 == n && !pair_explained(cl, a, b)) {

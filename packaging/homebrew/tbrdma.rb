@@ -75,7 +75,8 @@ class Tbrdma < Formula
       `brew upgrade open-mpi`, update this formula's openmpi-source resource and run
       `brew reinstall tbrdma`: a tbrdma built for another Open MPI steps aside.
       Check the whole cluster with: tbrdma-doctor --hostfile hosts.txt
-      Collective algorithms measured for a Thunderbolt mesh (docs/collectives.md):
+      Collective algorithms measured for a Thunderbolt mesh, and tbrdma's own
+      collectives component coll/tbrdma, both turned on by (docs/collectives.md):
         mpirun --tune #{opt_pkgshare}/coll-tuned.conf ...
     EOS
   end

@@ -32,7 +32,7 @@ static int usage(void)
             "usage: tbsimctl init | destroy | show | reclaim | counters | held\n"
             "       tbsimctl fault <cable-id> [drop=P] [drop_min=B] [corrupt=P] [delay_us=N] "
             "[seed=N]\n"
-            "       tbsimctl link <cable-id>|all [on|off] [rate_gbps=G] [latency_us=U] "
+            "       tbsimctl link <cable-id>|all [on|off|apple] [rate_gbps=G] [latency_us=U] "
             "[interleave=0|1]\n"
             "       tbsimctl rdma <host> on|off\n"
             "state directory: $TBSIM_DIR (default %s)\n",
@@ -140,6 +140,10 @@ static int link_one(struct tbsim_linkmodel *l, const char *kv)
 
         atomic_store(&l->rate_bps, on ? TBSIM_LINK_ON_RATE_BPS : 0);
         atomic_store(&l->latency_ns, on ? TBSIM_LINK_ON_LATENCY_NS : 0);
+    } else if (0 == strcmp(kv, "apple")) {
+        atomic_store(&l->rate_bps, TBSIM_LINK_APPLE_RATE_BPS);
+        atomic_store(&l->latency_ns, TBSIM_LINK_APPLE_LATENCY_NS);
+        atomic_store(&l->interleave, 1u);
     } else if (0 == strncmp(kv, "rate_gbps=", 10) && 0 == parse_scaled(kv + 10, 1e9, 1e6, &v)) {
         atomic_store(&l->rate_bps, v);
     } else if (0 == strncmp(kv, "latency_us=", 11) && 0 == parse_scaled(kv + 11, 1e3, 1e9, &v)) {
