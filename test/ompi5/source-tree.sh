@@ -159,11 +159,18 @@ config_macros()
         | sort -u
 }
 
+# The plugin's dependency files, one a line: its objects are in plugin/ and its layers' folders.
+plugin_deps()
+{
+    find "$OBJ/plugin" -path "$OBJ/plugin/core" -prune -o -path "$OBJ/plugin/coll" -prune \
+        -o -path '*/.deps/btl_tbrdma_*.Plo' -print | sort
+}
+
 # Print the files the plugin's objects were compiled from: the opal headers they included
 # (from the dependency files; opal_config.h itself left out) and tbrdma's own sources.
 plugin_inputs()
 {
-    sed -e 's/\\$//' -e 's/^[^ ]*: //' "$OBJ"/plugin/.deps/btl_tbrdma_*.Plo | tr ' ' '\n' \
+    plugin_deps | xargs sed -e 's/\\$//' -e 's/^[^ ]*: //' | tr ' ' '\n' \
         | grep -E "^$SRC/.*\.h$" | grep -v '/opal_config\.h$' | sort -u
     find "$TBRDMA_REPO/plugin" -name '*.[ch]'
 }
@@ -237,7 +244,8 @@ build_plugin()
 # The plugin's dependency files: opal headers from SRC only, none from the installed tree.
 check_header_origin()
 {
-    local deps=("$OBJ"/plugin/.deps/btl_tbrdma_*.Plo) f
+    local deps f
+    mapfile -t deps < <(plugin_deps)
     for f in opal/include/opal_config.h opal/mca/btl/btl.h; do
         check "every plugin object included $SRC/$f" \
             [ "$(grep -l "$SRC/$f" "${deps[@]}" | wc -l)" = "${#deps[@]}" ]
