@@ -182,6 +182,19 @@ plots || rc=1
 # Whether the run measured between 2 Macs (a --macs 4 run has neither the issue's ratios, the
 # two-cable rows nor the projection's inputs, and that is no failure).
 two_macs=0
+# jaccl_table: bench/jaccl_sim.sh's last table (JACCL itself on the same simulated cable), when
+# one was made on this machine: it needs an MLX checkout, which bench/run never fetches.
+jaccl_table()
+{
+    local t=$here/../build/bench/jaccl_sim/table.md
+    [ -f "$t" ] || return 0
+    echo
+    echo "## Against JACCL itself (bench/jaccl_sim.sh, its last run: $(date -r "$t" '+%F %R'))"
+    echo
+    cat "$t"
+    [ ! -f "$(dirname "$t")/plot.png" ] || echo "Plot: $(cd "$(dirname "$t")" && pwd)/plot.png."
+}
+
 grep -q '^[a-z]*,2,' "$dir/results.csv" && two_macs=1
 {
     header
@@ -197,6 +210,7 @@ grep -q '^[a-z]*,2,' "$dir/results.csv" && two_macs=1
     fi
     ratio_tables
     "$here/projection.sh" "$dir" || [ "$two_macs" = 0 ] || rc=1
+    jaccl_table
     echo
     echo "## Files"
     echo
