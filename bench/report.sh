@@ -58,13 +58,17 @@ issue_ratios()
 {
     local link=off lat bw two raw2
     grep -q '^on,2,' "$dir/results.csv" && link=on
+    grep -q '^\(on\|off\),2,' "$dir/results.csv" || link=apple # only Apple's rate measured
     lat=$(ratio "$(value $link 2 1 tbrdma latency 8 7)" "$(value $link 2 1 raw latency 8 7)")
     bw=$(ratio "$(value $link 2 1 tbrdma bandwidth 4194304 8)" "$(value $link 2 1 raw bandwidth 4194304 8)")
     two=$(ratio "$(value $link 2 2 tbrdma bandwidth 16777216 8)" "$(value $link 2 1 tbrdma bandwidth 16777216 8)")
     raw2=$(ratio "$(value $link 2 2 raw bandwidth 16777216 8)" "$(value $link 2 1 raw bandwidth 16777216 8)")
     echo "## The issue's three ratios (link model $link, 2 Macs)"
     echo
-    if [ "$link" = off ]; then
+    if [ "$link" = apple ]; then
+        echo "Only Apple's rate (75 Gbit/s) was measured: the goals were set for the 8 Gbit/s link model."
+        echo
+    elif [ "$link" = off ]; then
         echo "The issue measures them on the link model; $(meta link_on | sed 's/^$/it was not asked for/'): these are without it."
         echo
     fi
@@ -111,12 +115,12 @@ ratio_tables()
     echo "Times in usec (latency: half round trip; bandwidth, msgrate: per message; bibw: per message"
     echo "of one direction; collectives: per call). Ratios are of times: above 1 the first is slower."
     echo
-    for link in off on; do
+    for link in off on apple; do
         for macs in 2 4; do
             grep -q "^$link,$macs,1," "$dir/results.csv" || continue
             echo "### Link model $link, $macs Macs"
             echo
-            if [ "$link" = on ]; then
+            if [ "$link" != off ]; then
                 echo "The link model is libtbsim's: it shapes RDMA (raw and tbrdma), not the cables' IP"
                 echo "interfaces, so tcp runs at this machine's speed here (the kernel has no netem or tbf"
                 echo "to give the veth cables the same rate and latency): compare tcp on the rows without it."
@@ -157,6 +161,7 @@ header()
     echo "and round, time scale $(meta scale); each row the best of them."
     echo "2 Macs: $(meta policy2); 4 Macs: $(meta policy4)."
     [ -n "$(meta link_2)" ] && echo "Link model: $(meta link_2)."
+    [ -n "$(meta link_apple_2)" ] && echo "Apple's rate (apple): $(meta link_apple_2)."
     echo
     echo "Every number describes this shared machine and the simulator, not Thunderbolt: compare"
     echo "ratios within this run. Method: docs/benchmarks.md."
@@ -209,7 +214,8 @@ grep -q '^[a-z]*,2,' "$dir/results.csv" && two_macs=1
         echo
     fi
     ratio_tables
-    "$here/projection.sh" "$dir" || [ "$two_macs" = 0 ] || rc=1
+    # the projection starts from this machine's costs, without the link model or with "on"
+    "$here/projection.sh" "$dir" || ! grep -q '^\(on\|off\),2,' "$dir/results.csv" || rc=1
     jaccl_table
     echo
     echo "## Files"
