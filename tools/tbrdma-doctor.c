@@ -74,6 +74,7 @@ static const struct option longopts[] = {
     {"write-mlx-hostfile", required_argument, NULL, OPT_MLX_OUT},
     {"mlx-backend", required_argument, NULL, OPT_MLX_BACKEND},
     {"probe", required_argument, NULL, OPT_PROBE},
+    {"version", no_argument, NULL, 'V'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -97,6 +98,7 @@ static const char *const help[][2] = {
     {"FILE", "write MLX's hostfile JSON (mlx.launch --hostfile) of the cables found"},
     {"NAME", "backend of that file: jaccl (default) or jaccl-ring"},
     {"PATH", "the probe script (default: tbrdma-probe beside this program)"},
+    {"", "print tbrdma's version and its sources' checksum, and exit"},
     {"", "print this help and exit"},
 };
 
@@ -193,6 +195,9 @@ static int parse_opt(doctor_opts_t *o, int c, int argc, char **argv)
     case OPT_PROBE:
         o->probe = optarg;
         break;
+    case 'V':
+        tbrdma_tool_version(stdout, argv[0]);
+        exit(DOCTOR_EXIT_READY);
     case 'h':
         usage(stdout, argv[0]);
         exit(DOCTOR_EXIT_READY);
@@ -210,7 +215,7 @@ static int parse_args(int argc, char **argv, doctor_opts_t *o)
     memset(o, 0, sizeof(*o));
     o->timeout = DOCTOR_TIMEOUT_DEFAULT;
     o->files.mlx_backend = "jaccl";
-    while (-1 != (c = getopt_long(argc, argv, "f:H:a:m:l:M:t:jvh", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "f:H:a:m:l:M:t:jvVh", longopts, NULL))) {
         if (0 != parse_opt(o, c, argc, argv)) {
             usage(stderr, argv[0]);
             return -1;

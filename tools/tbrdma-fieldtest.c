@@ -51,6 +51,7 @@ static const struct option longopts[] = {
     {"bound", required_argument, NULL, 'b'},
     {"timeout", required_argument, NULL, 't'},
     {"list", no_argument, NULL, 'n'},
+    {"version", no_argument, NULL, 'V'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -73,6 +74,7 @@ static const char *const help[][2] = {
     {"S", "bound of one probe in seconds (default 15)"},
     {"S", "bound of the whole run in seconds (default 300)"},
     {"", "list the probes and what the simulator assumes, then exit"},
+    {"", "print tbrdma's version and its sources' checksum, and exit"},
     {"", "print this help and exit"},
 };
 
@@ -157,9 +159,13 @@ static int parse_args(int argc, char **argv, probe_env_t *env, main_opts_t *mo)
     env->bound_s = 15.0;
     env->lib = getenv("TBRDMA_VERBS_LIB");
     mo->total_s = 300.0;
-    while (-1 != (c = getopt_long(argc, argv, "l:d:D:sc:p:jmo:fLb:t:nh", longopts, NULL))) {
+    while (-1 != (c = getopt_long(argc, argv, "l:d:D:sc:p:jmo:fLb:t:nVh", longopts, NULL))) {
         if ('h' == c) {
             usage(stdout, argv[0]);
+            exit(EXIT_SAME);
+        }
+        if ('V' == c) {
+            tbrdma_tool_version(stdout, argv[0]);
             exit(EXIT_SAME);
         }
         if (0 != parse_opt(c, env, mo)) {

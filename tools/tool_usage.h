@@ -14,4 +14,10 @@
  */
 void tbrdma_tool_options(FILE *out, const struct option *longopts, const char *const help[][2]);
 
+/*
+ * --version: "NAME (tbrdma) VERSION+src.ID", NAME the program's base name, ID the checksum of
+ * the component's sources (tools/Makefile.am), as tbrdma-info prints it.
+ */
+void tbrdma_tool_version(FILE *out, const char *argv0);
+
 #endif /* TBRDMA_TOOL_USAGE_H */
