@@ -40,6 +40,32 @@ documented_params()
         }' "$doc"
 }
 
+# "NAME<TAB>DEFAULT" for every parameter row of docs/params.md that applies to this flavour,
+# DEFAULT as ompi_info prints a value: the column's first word, without backticks; "" and
+# "none" are empty, SIZE_MAX is 2^64 - 1.
+documented_defaults()
+{
+    local doc=$IT_REPO/docs/params.md
+    [ -f "$doc" ] || return 0
+    awk -F'|' -v flavour="$IT_FLAVOUR" '
+        /^\| *Parameter *\|/ {
+            dc = 0
+            for (i = 2; i < NF; i++) { h = $i; gsub(/ /, "", h); if (h == "Default") dc = i }
+            next
+        }
+        /^\| *`btl_tbrdma_[a-z0-9_]+`/ && dc {
+            if (match($0, /Open MPI [0-9]+\.[0-9]+ only/)) {
+                only = substr($0, RSTART + 9, RLENGTH - 14)
+                if (only != flavour) next
+            }
+            name = $2; gsub(/[ `]/, "", name)
+            d = $dc; gsub(/`/, "", d); sub(/^ +/, "", d); sub(/ .*/, "", d)
+            if (d == "\"\"" || d == "none") d = ""
+            if (d == "SIZE_MAX") d = "18446744073709551615"
+            print name "\t" d
+        }' "$doc"
+}
+
 # ompi_info with the plugin's directory after the system components.
 ompi_info_tbrdma()
 {
@@ -76,6 +102,7 @@ check_params()
         [ -z "$nohelp" ]
     check_required "$names"
     check_documented "$names" "$out"
+    check_defaults "$out"
 }
 
 # The parameters every flavour must list.
@@ -116,6 +143,20 @@ check_documented()
     check "every listed parameter is documented (undocumented:${undocumented:- none})" \
         [ -z "$undocumented" ]
     check "documented levels match ompi_info (mismatches:${badlevel:- none})" [ -z "$badlevel" ]
+}
+
+# docs/params.md's defaults are what ompi_info shows (no MCA setting in the environment).
+check_defaults()
+{
+    local out=$1 name def value bad="" n=0
+    while IFS=$'\t' read -r name def; do
+        [ -n "$name" ] || continue
+        value=$(sed -n "s/^mca:btl:tbrdma:param:$name:value://p" "$out" | head -n 1)
+        n=$((n + 1))
+        [ "$def" = "$value" ] || bad="$bad $name(doc '$def', ompi_info '$value')"
+    done < <(documented_defaults)
+    check "the $n documented defaults are ompi_info's (mismatches:${bad:- none})" \
+        test -z "$bad" -a "$n" -gt 10
 }
 
 main()
