@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package tbrdma needs to build, run its demo and run its tests.
-# Idempotent: asks apt only for what is missing. Root only (CI runs as root).
+# Idempotent: asks apt only for what is missing. Root only (CI runs as root). apt's output goes
+# to build/install-deps.log (INSTALL_DEPS_LOG), one line per step to the terminal.
 set -euo pipefail
 
 packages=(
@@ -43,14 +44,21 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "install-deps: missing packages (${missing[*]}); run as root or install them" >&2
     exit 1
 fi
-echo "install-deps: installing ${missing[*]}"
+# apt's own output (hundreds of lines) goes to a log; the terminal gets one line per step.
+log=${INSTALL_DEPS_LOG:-$(cd "$(dirname "$0")/.." && pwd)/build/install-deps.log}
+mkdir -p "$(dirname "$log")"
+: >"$log"
+echo "install-deps: installing ${#missing[@]} packages (apt's output: $log)"
 export DEBIAN_FRONTEND=noninteractive
 for attempt in 1 2 3; do
-    if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    if { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
+        >>"$log" 2>&1; then
+        echo "install-deps: installed ${missing[*]}"
         exit 0
     fi
-    echo "install-deps: apt failed (attempt $attempt), retrying in 10 s" >&2
+    echo "install-deps: apt failed (attempt $attempt), retrying in 10 s; its last lines:" >&2
+    tail -n 5 "$log" | sed 's/^/    /' >&2
     sleep 10
 done
-echo "install-deps: could not install ${missing[*]}" >&2
+echo "install-deps: could not install ${missing[*]} (apt's output: $log)" >&2
 exit 1
