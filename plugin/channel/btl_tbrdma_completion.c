@@ -36,6 +36,12 @@
 
 /* ---- sends ------------------------------------------------------------------------------ */
 
+/* The transport is done with a send frame (acknowledged, no work request outstanding). */
+static void send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
+{
+    mca_btl_tbrdma_frag_put(module, frag); /* the transport's reference */
+}
+
 /*
  * A send frame is finished when the peer acknowledged it and no work request on it is
  * outstanding: only then may ob1 reuse the descriptor (it may rewrite and send it again from
@@ -55,7 +61,7 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
 
         frag->train = NULL;
         frag->flags &= ~TBRDMA_FF_CB;
-        mca_btl_tbrdma_send_done(module, frag);
+        send_done(module, frag);
         frag = msg;
     }
     des_flags = frag->base.des_flags;
@@ -70,7 +76,7 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         if ((des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) || owner_gone) {
             mca_btl_tbrdma_frag_put(module, frag); /* the owner's reference, on its behalf */
         }
-        mca_btl_tbrdma_send_done(module, frag);
+        send_done(module, frag);
         return;
     }
     if (module->async_pass) { /* the liveness thread: an application thread calls ob1 */
@@ -90,7 +96,7 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
     if (des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) {
         mca_btl_tbrdma_frag_put(module, frag); /* ob1's reference, dropped on its behalf */
     }
-    mca_btl_tbrdma_send_done(module, frag);
+    send_done(module, frag);
 }
 
 int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module)
@@ -108,11 +114,6 @@ int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module)
         n++;
     }
     return n;
-}
-
-void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
-{
-    mca_btl_tbrdma_frag_put(module, frag); /* the transport's reference */
 }
 
 static void send_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag,

@@ -25,7 +25,4 @@ void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrd
 /* Calls ob1's completion callbacks the liveness thread left (token, application thread). */
 int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module);
 
-/* The transport is done with a send frame (acknowledged, no work request outstanding). */
-void mca_btl_tbrdma_send_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag);
-
 #endif /* BTL_TBRDMA_COMPLETION_H */

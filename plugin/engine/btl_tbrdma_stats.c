@@ -9,7 +9,9 @@
 
 #include <stdio.h>
 
-void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const char *when)
+/* One "tbrdma stats" and one "tbrdma zcopy" line; WHEN follows the word ("" at finalize,
+ * " after 30 s" while running). */
+static void stats_print(const mca_btl_tbrdma_module_t *module, const char *when)
 {
     const mca_btl_tbrdma_stats_t *s = &module->stats;
     uint64_t bad = 0, out = 0;
@@ -54,7 +56,7 @@ void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const cha
 void mca_btl_tbrdma_print_final_stats(const mca_btl_tbrdma_module_t *module)
 {
     if (mca_btl_tbrdma_component.stats || TBRDMA_VERBOSE_PEER <= mca_btl_tbrdma_component.verbose) {
-        mca_btl_tbrdma_print_stats(module, "");
+        stats_print(module, "");
     }
 }
 
@@ -69,5 +71,5 @@ void mca_btl_tbrdma_stats_tick(mca_btl_tbrdma_module_t *module, uint64_t now)
     module->stats_next_ns = now + every;
     snprintf(when, sizeof(when), " after %llu s",
              (unsigned long long) ((now - module->stats_start_ns) / 1000000000ull));
-    mca_btl_tbrdma_print_stats(module, when);
+    stats_print(module, when);
 }

@@ -6,10 +6,6 @@
 
 #include "btl_tbrdma.h"
 
-/* One "tbrdma stats" and one "tbrdma zcopy" line; WHEN follows the word ("" at finalize,
- * " after 30 s" while running). */
-void mca_btl_tbrdma_print_stats(const mca_btl_tbrdma_module_t *module, const char *when);
-
 /* btl_tbrdma_stats_interval_s: the counters, when the interval has passed since the last time. */
 void mca_btl_tbrdma_stats_tick(mca_btl_tbrdma_module_t *module, uint64_t now);
 

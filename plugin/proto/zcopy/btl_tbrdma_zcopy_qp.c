@@ -122,8 +122,9 @@ void mca_btl_tbrdma_zc_msg_queue(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_f
     mca_btl_tbrdma_ep_enqueue(ep, frag); /* the frame's one reference is the transport's */
 }
 
-int mca_btl_tbrdma_zc_send_msg(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                               const tbrdma_zc_msg_t *m)
+/* Queues a control message to ep; -1 when no frame is free (try again later; token). */
+static int zc_send_msg(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                       const tbrdma_zc_msg_t *m)
 {
     mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_zc_msg_frag(module, ep);
 
@@ -144,7 +145,7 @@ void mca_btl_tbrdma_zc_send_hello(mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
     m.epoch = zc->epoch;
     m.qpn = (NULL != zc->qp) ? zc->qpn : 0;
     m.psn = (NULL != zc->qp) ? zc->psn : 0;
-    if (0 == mca_btl_tbrdma_zc_send_msg(module, ep, &m)) {
+    if (0 == zc_send_msg(module, ep, &m)) {
         zc->hello_owed = false;
     }
 }

@@ -93,11 +93,7 @@ int mca_btl_tbrdma_zc_cqe(int neps);
 /* Frees the endpoint's zero-copy state (finalize). */
 void mca_btl_tbrdma_zc_free(mca_btl_tbrdma_endpoint_t *ep);
 
-/* Queues a control message to ep; -1 when no frame is free (try again later; token). */
-int mca_btl_tbrdma_zc_send_msg(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                               const tbrdma_zc_msg_t *m);
-
-/* The same in two steps: a frame for a control message (NULL when none is free), then the
+/* A control message in two steps: a frame for a control message (NULL when none is free), then the
  * message queued in it (token). */
 mca_btl_tbrdma_frag_t *mca_btl_tbrdma_zc_msg_frag(mca_btl_tbrdma_module_t *module,
                                                   mca_btl_tbrdma_endpoint_t *ep);

@@ -15,9 +15,12 @@ IT_REQUIRED_PARAMS="btl_tbrdma_verbose btl_tbrdma_verbs_lib btl_tbrdma_if_includ
 btl_tbrdma_if_exclude btl_tbrdma_mesh_file btl_tbrdma_allow_partial_mesh
 btl_tbrdma_exclusivity btl_tbrdma_flags btl_tbrdma_eager_limit btl_tbrdma_max_send_size"
 
-# "NAME LEVEL" for every parameter row of the tables in docs/params.md that applies to this
-# flavour (rows saying "Open MPI X.Y only" for another X.Y are left out). LEVEL is the row's
-# "Level" column, "-" when the table has none. Prints nothing when the file does not exist.
+# "NAME<TAB>LEVEL<TAB>DEFAULT" for every parameter row of the tables in docs/params.md that
+# applies to this flavour (rows saying "Open MPI X.Y only" for another X.Y are left out). LEVEL is
+# the row's "Level" column, "-" when the table has none. DEFAULT is written as ompi_info prints
+# a value: the "Default" column's first word, without backticks; "" and "none" are empty,
+# SIZE_MAX is 2^64 - 1 ("?" when the table has no such column). Prints nothing when the file
+# does not exist.
 documented_params()
 {
     local doc=$IT_REPO/docs/params.md
@@ -25,7 +28,12 @@ documented_params()
     awk -F'|' -v flavour="$IT_FLAVOUR" '
         /^\| *Parameter *\|/ {
             level_col = 0
-            for (i = 2; i < NF; i++) { h = $i; gsub(/ /, "", h); if (h == "Level") level_col = i }
+            default_col = 0
+            for (i = 2; i < NF; i++) {
+                h = $i; gsub(/ /, "", h)
+                if (h == "Level") level_col = i
+                if (h == "Default") default_col = i
+            }
             next
         }
         /^\| *`btl_tbrdma_[a-z0-9_]+`/ {
@@ -36,33 +44,11 @@ documented_params()
             name = $2; gsub(/[ `]/, "", name)
             level = "-"
             if (level_col) { level = $level_col; gsub(/ /, "", level) }
-            print name, level
-        }' "$doc"
-}
-
-# "NAME<TAB>DEFAULT" for every parameter row of docs/params.md that applies to this flavour,
-# DEFAULT as ompi_info prints a value: the column's first word, without backticks; "" and
-# "none" are empty, SIZE_MAX is 2^64 - 1.
-documented_defaults()
-{
-    local doc=$IT_REPO/docs/params.md
-    [ -f "$doc" ] || return 0
-    awk -F'|' -v flavour="$IT_FLAVOUR" '
-        /^\| *Parameter *\|/ {
-            dc = 0
-            for (i = 2; i < NF; i++) { h = $i; gsub(/ /, "", h); if (h == "Default") dc = i }
-            next
-        }
-        /^\| *`btl_tbrdma_[a-z0-9_]+`/ && dc {
-            if (match($0, /Open MPI [0-9]+\.[0-9]+ only/)) {
-                only = substr($0, RSTART + 9, RLENGTH - 14)
-                if (only != flavour) next
-            }
-            name = $2; gsub(/[ `]/, "", name)
-            d = $dc; gsub(/`/, "", d); sub(/^ +/, "", d); sub(/ .*/, "", d)
+            d = "?"
+            if (default_col) { d = $default_col; gsub(/`/, "", d); sub(/^ +/, "", d); sub(/ .*/, "", d) }
             if (d == "\"\"" || d == "none") d = ""
             if (d == "SIZE_MAX") d = "18446744073709551615"
-            print name "\t" d
+            print name "\t" level "\t" d
         }' "$doc"
 }
 
@@ -124,7 +110,7 @@ check_documented()
         echo "docs/params.md missing or without parameter tables: not compared"
         return 0
     fi
-    while read -r name level; do
+    while IFS=$'\t' read -r name level _; do
         if ! echo "$names" | grep -qx "$name"; then
             missing="$missing $name"
             continue
@@ -135,7 +121,7 @@ check_documented()
         fi
     done <<<"$doc"
     for name in $names; do
-        echo "$doc" | grep -q "^$name " || undocumented="$undocumented $name"
+        echo "$doc" | grep -q "^$name"$'\t' || undocumented="$undocumented $name"
     done
     echo "docs/params.md rows for $IT_FLAVOUR: $(echo "$doc" | wc -l)"
     check "every parameter documented for $IT_FLAVOUR is listed (missing:${missing:- none})" \
@@ -149,12 +135,12 @@ check_documented()
 check_defaults()
 {
     local out=$1 name def value bad="" n=0
-    while IFS=$'\t' read -r name def; do
-        [ -n "$name" ] || continue
+    while IFS=$'\t' read -r name _ def; do
+        [ -n "$name" ] && [ "$def" != "?" ] || continue
         value=$(sed -n "s/^mca:btl:tbrdma:param:$name:value://p" "$out" | head -n 1)
         n=$((n + 1))
         [ "$def" = "$value" ] || bad="$bad $name(doc '$def', ompi_info '$value')"
-    done < <(documented_defaults)
+    done < <(documented_params)
     check "the $n documented defaults are ompi_info's (mismatches:${bad:- none})" \
         test -z "$bad" -a "$n" -gt 10
 }
