@@ -55,6 +55,8 @@ check_grep "table: vs JACCL says JACCL did not run" "$outdir/table.txt" '^vs JAC
 check "the table printed is table.txt" grep -qF "$(sed -n '/^all_gather, bfloat16/,$p' "$outdir/table.txt" | tail -1)" <<<"$out"
 expect "results.csv: header and $want rows" "op,dtype,bytes,impl,ranks,runs,reps,iters,best_us,median_us,GBps,speedup_vs_jaccl $want" \
     "$(head -1 "$outdir/results.csv") $(grep -c ",mpi-tbrdma,4,$rounds,$((2 * rounds)),[0-9]*,[0-9.]*,[0-9.]*,[0-9.e+-]*,$" "$outdir/results.csv")"
+check_grep "table: names tbrdma's settings, the defaults and the --mca given" "$outdir/table.txt" \
+    "^tbrdma's settings: pml ob1, btl self,tbrdma, btl_tbrdma_mesh_file the MLX hostfile; --mca btl_tbrdma_stats 1; plus each host's mca-params.conf"
 expect "plot.png is a PNG" "89504e47" "$(head -c 4 "$outdir/plot.png" | od -An -tx1 | tr -d ' \n')"
 
 # What the comparison ran on: versions and the cable map.
