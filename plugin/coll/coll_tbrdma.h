@@ -33,6 +33,7 @@ typedef struct mca_coll_tbrdma_component {
     int verbose;     /* coll_tbrdma_verbose */
     int output;      /* its opal_output stream */
     int onestep_max; /* bytes */
+    int pair_max;    /* bytes: the one-step exchange of 2 processes up to this */
     int rsag_min;    /* bytes */
     int min_procs;
     int allgather_min, allgather_max;           /* bytes gathered; min 0: off */
@@ -98,6 +99,16 @@ int mca_coll_tbrdma_finish(mca_coll_tbrdma_step_t *s, int rc);
  * everywhere); out is none of the x[j]. */
 void mca_coll_tbrdma_reduce(char *out, char *const *x, int p, size_t items,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, size_t size);
+
+/* Whether a op b and b op a give the same bits for this op and datatype, so that 2 processes
+ * may each reduce in their own order: MPI's sum, product and bitwise and logical ops on its
+ * predefined datatypes (IEEE addition and multiplication commute exactly, but for which of two
+ * NaNs' payloads is kept; not MPI_MAX and MPI_MIN, whose result with one NaN depends on the
+ * order, nor any user op). */
+bool mca_coll_tbrdma_swappable(struct ompi_datatype_t *dtype, struct ompi_op_t *op);
+
+/* Whether a_bytes at a and b_bytes at b share any byte. */
+bool mca_coll_tbrdma_overlap(const char *a, size_t a_bytes, const char *b, size_t b_bytes);
 
 /* Reduce-scatter in one step: block j of every process to process j, which reduces the p
  * copies of its block into cut->out. scratch holds p slots of slot items. */

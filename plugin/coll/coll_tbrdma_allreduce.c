@@ -18,27 +18,61 @@
 
 #define ALLREDUCE_TAG MCA_COLL_BASE_TAG_ALLREDUCE
 
-/* The one-step exchange: every vector into its slot of scratch (our own copied there, so
- * MPI_IN_PLACE needs no case of its own), an all-gather of the slots, then the reduction. */
+/* The one-step exchange: every other vector into its slot of scratch while ours goes to every
+ * other from where it is, then the reduction into rbuf. Under MPI_IN_PLACE our vector is rbuf,
+ * which the reduction overwrites, so it is copied into its own slot first. */
 static int allreduce_onestep(const char *src, char *rbuf, size_t count,
                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                              struct ompi_communicator_t *comm, char *scratch, size_t size)
 {
-    int p = ompi_comm_size(comm), me = ompi_comm_rank(comm), rc;
-    size_t first[p], items[p];
+    int p = ompi_comm_size(comm), me = ompi_comm_rank(comm), rc = OMPI_SUCCESS;
+    ompi_request_t *req[2 * p];
+    mca_coll_tbrdma_step_t s = {req, 0};
     char *x[p];
 
     for (int j = 0; j < p; j++) {
-        first[j] = (size_t) j * count;
-        items[j] = count;
-        x[j] = scratch + first[j] * size;
+        x[j] = scratch + (size_t) j * count * size;
     }
-    memcpy(x[me], src, count * size);
-    rc = mca_coll_tbrdma_ag_step(scratch, first, items, dtype, size, ALLREDUCE_TAG, comm);
+    if (src == rbuf) {
+        src = memcpy(x[me], src, count * size);
+    }
+    for (int k = 1; k < p && OMPI_SUCCESS == rc; k++) {
+        int from = (me + p - k) % p, to = (me + k) % p;
+
+        rc = mca_coll_tbrdma_recv(&s, x[from], count, dtype, from, ALLREDUCE_TAG, comm);
+        if (OMPI_SUCCESS == rc) {
+            rc = mca_coll_tbrdma_send(&s, src, count, dtype, to, ALLREDUCE_TAG, comm);
+        }
+    }
+    rc = mca_coll_tbrdma_finish(&s, rc);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
+    x[me] = (char *) src;
     mca_coll_tbrdma_reduce(rbuf, x, p, count, dtype, op, size);
+    return OMPI_SUCCESS;
+}
+
+/* The one-step exchange between 2 processes with an op whose operands may swap: the peer's
+ * vector straight into rbuf (into scratch under MPI_IN_PLACE, where rbuf is ours), then one
+ * pass of the op over rbuf. No copy at all besides the cable's. */
+static int allreduce_pair(const char *src, char *rbuf, size_t count, struct ompi_datatype_t *dtype,
+                          struct ompi_op_t *op, struct ompi_communicator_t *comm, char *scratch)
+{
+    int peer = 1 - ompi_comm_rank(comm), rc;
+    ompi_request_t *req[2];
+    mca_coll_tbrdma_step_t s = {req, 0};
+    char *in = src == rbuf ? scratch : rbuf;
+
+    rc = mca_coll_tbrdma_recv(&s, in, count, dtype, peer, ALLREDUCE_TAG, comm);
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_tbrdma_send(&s, src, count, dtype, peer, ALLREDUCE_TAG, comm);
+    }
+    rc = mca_coll_tbrdma_finish(&s, rc);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    PMPI_Reduce_local(src == rbuf ? scratch : src, rbuf, (int) count, dtype, op);
     return OMPI_SUCCESS;
 }
 
@@ -61,11 +95,16 @@ static int allreduce_rsag(const char *src, char *rbuf, size_t count, struct ompi
     return mca_coll_tbrdma_ag_step(rbuf, first, items, dtype, size, ALLREDUCE_TAG, comm);
 }
 
-/* Scratch bytes: p vectors (one-step), or p of the largest block (block 0). */
-static size_t allreduce_scratch_bytes(tbrdma_coll_alg_t alg, size_t count, int p, size_t size)
+/* Scratch bytes: one vector (the pair), p vectors (one-step), or p of the largest block
+ * (block 0). */
+static size_t allreduce_scratch_bytes(tbrdma_coll_alg_t alg, bool pair, size_t count, int p,
+                                      size_t size)
 {
     size_t first, slot;
 
+    if (TBRDMA_COLL_ONESTEP == alg && pair) {
+        return count * size;
+    }
     if (TBRDMA_COLL_ONESTEP == alg) {
         return (size_t) p * count * size;
     }
@@ -82,16 +121,24 @@ int mca_coll_tbrdma_allreduce(const void *sbuf, void *rbuf, int count,
     int p = ompi_comm_size(comm);
     const char *src = (MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
     tbrdma_coll_alg_t alg;
+    bool pair;
     size_t size;
     char *scratch = NULL;
 
     ompi_datatype_type_size(dtype, &size);
     alg = tbrdma_coll_allreduce_alg(&lim, (size_t) count * size, p); /* 0 bytes: defer */
+    pair = 2 == p && mca_coll_tbrdma_swappable(dtype, op);
     if (TBRDMA_COLL_DEFER != alg && mca_coll_tbrdma_cuttable(count, dtype, op)) {
-        scratch = mca_coll_tbrdma_scratch(m, allreduce_scratch_bytes(alg, (size_t) count, p, size));
+        scratch =
+            mca_coll_tbrdma_scratch(m, allreduce_scratch_bytes(alg, pair, (size_t) count, p, size));
     }
     alg = NULL == scratch ? TBRDMA_COLL_DEFER : alg;
-    COLL_TBRDMA_CALL("allreduce", (size_t) count * size, p, tbrdma_coll_alg_name(alg));
+    COLL_TBRDMA_CALL("allreduce", (size_t) count * size, p,
+                     TBRDMA_COLL_ONESTEP == alg && pair ? "one-step exchange of a pair"
+                                                        : tbrdma_coll_alg_name(alg));
+    if (TBRDMA_COLL_ONESTEP == alg && pair) {
+        return allreduce_pair(src, rbuf, (size_t) count, dtype, op, comm, scratch);
+    }
     if (TBRDMA_COLL_ONESTEP == alg) {
         return allreduce_onestep(src, rbuf, (size_t) count, dtype, op, comm, scratch, size);
     }

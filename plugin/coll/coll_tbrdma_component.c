@@ -18,13 +18,20 @@
  * reduce-scatter 1.19x at 8 KiB, 0.97x at 2 KiB. */
 #define COLL_TBRDMA_ONESTEP_MAX_DEFAULT 0
 #define COLL_TBRDMA_RSAG_MIN_DEFAULT    16384
-#define COLL_TBRDMA_MIN_PROCS_DEFAULT   3
-#define COLL_TBRDMA_AG_MIN_DEFAULT      32768
-#define COLL_TBRDMA_AG_MAX_DEFAULT      0
-#define COLL_TBRDMA_RS_MIN_DEFAULT      8192
-#define COLL_TBRDMA_RS_MAX_DEFAULT      0
-#define COLL_TBRDMA_STR2(x)             #x
-#define COLL_TBRDMA_STR(x)              COLL_TBRDMA_STR2(x)
+/* 2 processes (bench/jaccl_sim.sh's cluster, memcpy cable, 2026-12-06): the one-step exchange
+ * of a pair took 0.61x to 0.80x the time of Open MPI 4.1's choice from 8 B to 128 KiB, and
+ * reduce-scatter + all-gather 0.80x to 0.88x from 2 to 16 MiB, where the pair was slower;
+ * docs/design.md, "Where the time goes against JACCL". On by default since then: one process
+ * per Mac over tbrdma is the case it is for, and it declines any other by itself. */
+#define COLL_TBRDMA_PAIR_MAX_DEFAULT  1048576
+#define COLL_TBRDMA_PRIORITY_DEFAULT  40
+#define COLL_TBRDMA_MIN_PROCS_DEFAULT 2
+#define COLL_TBRDMA_AG_MIN_DEFAULT    32768
+#define COLL_TBRDMA_AG_MAX_DEFAULT    0
+#define COLL_TBRDMA_RS_MIN_DEFAULT    8192
+#define COLL_TBRDMA_RS_MAX_DEFAULT    0
+#define COLL_TBRDMA_STR2(x)           #x
+#define COLL_TBRDMA_STR(x)            COLL_TBRDMA_STR2(x)
 
 static int component_register(void);
 static int component_open(void);
@@ -86,14 +93,15 @@ static void params_table(param_int_t *t)
 
     t[0] = (param_int_t){"priority",
                          &c->priority,
-                         0,
+                         COLL_TBRDMA_PRIORITY_DEFAULT,
                          0,
                          100,
                          OPAL_INFO_LVL_2,
-                         "Priority of coll/tbrdma (0: off). Give it more than coll/tuned's "
-                         "(30) and coll/han's (35) to use it, for jobs with one process per "
-                         "Mac on a full mesh; share/coll-tuned.conf sets 90. Range 0..100, "
-                         "default 0"};
+                         "Priority of coll/tbrdma (0: off). Above coll/tuned's (30) and "
+                         "coll/han's (35) it takes the communicators it fits: one process per "
+                         "Mac, over pml ob1 and btl tbrdma; any other it leaves to Open MPI's "
+                         "own components. share/coll-tuned.conf sets 90. Range 0..100, "
+                         "default " COLL_TBRDMA_STR(COLL_TBRDMA_PRIORITY_DEFAULT)};
     t[1] = (param_int_t){"verbose",
                          &c->verbose,
                          0,
@@ -129,10 +137,21 @@ static void params_table(param_int_t *t)
                          2,
                          1 << 20,
                          OPAL_INFO_LVL_4,
-                         "Fewest processes in a communicator for coll/tbrdma to take it (at 2 "
-                         "its two algorithms are Open MPI's recursive doubling and "
-                         "Rabenseifner's). Range "
+                         "Fewest processes in a communicator for coll/tbrdma to take it. Range "
                          "2..1048576, default " COLL_TBRDMA_STR(COLL_TBRDMA_MIN_PROCS_DEFAULT)};
+    t[5] = (param_int_t){
+        "allreduce_pair_max",
+        &c->pair_max,
+        COLL_TBRDMA_PAIR_MAX_DEFAULT,
+        0,
+        1 << 30,
+        OPAL_INFO_LVL_4,
+        "Largest MPI_Allreduce in bytes that a communicator of 2 processes does as one "
+        "exchange of the whole vectors (0: never; then, and above it, reduce-scatter + "
+        "all-gather from allreduce_rsag_min). For MPI's sum, product, bitwise and logical "
+        "ops on its own datatypes, the peer's vector lands straight in the result and is "
+        "reduced there in one pass. Range 0..1073741824, default " COLL_TBRDMA_STR(
+            COLL_TBRDMA_PAIR_MAX_DEFAULT)};
 }
 
 /* The window parameters of allgather and reduce_scatter. */
@@ -179,7 +198,7 @@ static void params_windows(param_int_t *t)
         "limit). Range 0..1073741824, default " COLL_TBRDMA_STR(COLL_TBRDMA_RS_MAX_DEFAULT)};
 }
 
-#define PARAMS_N 9
+#define PARAMS_N 10
 
 static int component_register(void)
 {
@@ -187,7 +206,7 @@ static int component_register(void)
     int rc = component_check_version();
 
     params_table(t);
-    params_windows(t + 5);
+    params_windows(t + 6);
     for (int i = 0; i < PARAMS_N && OMPI_SUCCESS == rc; i++) {
         *t[i].storage = t[i].def;
         rc =
@@ -208,7 +227,7 @@ static void params_verify(void)
     param_int_t t[PARAMS_N];
 
     params_table(t);
-    params_windows(t + 5);
+    params_windows(t + 6);
     for (int i = 0; i < PARAMS_N; i++) {
         if (*t[i].storage < t[i].min || *t[i].storage > t[i].max) {
             opal_output(0, "coll tbrdma: coll_tbrdma_%s = %d is out of range %d..%d: using %d",
@@ -247,6 +266,7 @@ tbrdma_coll_limits_t mca_coll_tbrdma_limits(void)
     const mca_coll_tbrdma_component_t *c = &mca_coll_tbrdma_component;
 
     return (tbrdma_coll_limits_t){.onestep_max = (size_t) c->onestep_max,
+                                  .pair_max = (size_t) c->pair_max,
                                   .rsag_min = (size_t) c->rsag_min,
                                   .min_procs = c->min_procs};
 }

@@ -75,6 +75,69 @@ void mca_coll_tbrdma_reduce(char *out, char *const *x, int p, size_t items,
     }
 }
 
+bool mca_coll_tbrdma_swappable(struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+{
+    const MPI_Op ops[] = {MPI_SUM,  MPI_PROD, MPI_BAND, MPI_BOR,
+                          MPI_BXOR, MPI_LAND, MPI_LOR,  MPI_LXOR};
+
+    if (!ompi_datatype_is_predefined(dtype)) {
+        return false;
+    }
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (ops[i] == op) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool mca_coll_tbrdma_overlap(const char *a, size_t a_bytes, const char *b, size_t b_bytes)
+{
+    return a < b + b_bytes && b < a + a_bytes;
+}
+
+/* Between 2 processes with an op whose operands may swap, the peer's copy of our block can be
+ * reduced with ours in one pass, no copy: received straight into out when out shares no byte
+ * with our input vector (which the same step is sending), or into scratch when out is our own
+ * block (MPI_IN_PLACE). Returns where it is received, or NULL for the general way. */
+static char *rs_pair_landing(const mca_coll_tbrdma_cut_t *cut, int me, char *scratch,
+                             struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+{
+    const char *own = cut->src + cut->first[me] * cut->size;
+    size_t vector = (cut->first[1] + cut->items[1]) * cut->size;
+    size_t bytes = cut->items[me] * cut->size;
+
+    if (!mca_coll_tbrdma_swappable(dtype, op) || 0 == bytes) {
+        return NULL;
+    }
+    if (!mca_coll_tbrdma_overlap(cut->src, vector, cut->out, bytes)) {
+        return cut->out;
+    }
+    return own == cut->out ? scratch : NULL;
+}
+
+/* The reduce-scatter step of a pair, where rs_pair_landing found a landing. */
+static int rs_pair(const mca_coll_tbrdma_cut_t *cut, struct ompi_datatype_t *dtype,
+                   struct ompi_op_t *op, struct ompi_communicator_t *comm, char *in)
+{
+    int me = ompi_comm_rank(comm), peer = 1 - me, rc;
+    ompi_request_t *req[2];
+    mca_coll_tbrdma_step_t s = {req, 0};
+
+    rc = mca_coll_tbrdma_recv(&s, in, cut->items[me], dtype, peer, cut->tag, comm);
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_tbrdma_send(&s, cut->src + cut->first[peer] * cut->size, cut->items[peer],
+                                  dtype, peer, cut->tag, comm);
+    }
+    rc = mca_coll_tbrdma_finish(&s, rc);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    PMPI_Reduce_local(in == cut->out ? cut->src + cut->first[me] * cut->size : in, cut->out,
+                      (int) cut->items[me], dtype, op);
+    return OMPI_SUCCESS;
+}
+
 int mca_coll_tbrdma_rs_step(const mca_coll_tbrdma_cut_t *cut, struct ompi_datatype_t *dtype,
                             struct ompi_op_t *op, struct ompi_communicator_t *comm, char *scratch,
                             size_t slot)
@@ -83,8 +146,11 @@ int mca_coll_tbrdma_rs_step(const mca_coll_tbrdma_cut_t *cut, struct ompi_dataty
     size_t size = cut->size, mine = cut->items[me];
     ompi_request_t *req[2 * p];
     mca_coll_tbrdma_step_t s = {req, 0};
-    char *x[p];
+    char *x[p], *in = 2 == p ? rs_pair_landing(cut, me, scratch, dtype, op) : NULL;
 
+    if (NULL != in) {
+        return rs_pair(cut, dtype, op, comm, in);
+    }
     for (int k = 1; k < p && OMPI_SUCCESS == rc; k++) {
         int from = (me + p - k) % p, to = (me + k) % p;
 
@@ -99,9 +165,12 @@ int mca_coll_tbrdma_rs_step(const mca_coll_tbrdma_cut_t *cut, struct ompi_dataty
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    /* Our own block is copied aside: out may overlap it (MPI_IN_PLACE), wholly or in part. */
-    x[me] =
-        memcpy(scratch + (size_t) me * slot * size, cut->src + cut->first[me] * size, mine * size);
+    /* Our own block is read where it is, unless out overlaps it (MPI_IN_PLACE, wholly or in
+     * part): then it is copied aside first, as the reduction writes out as it goes. */
+    x[me] = (char *) cut->src + cut->first[me] * size;
+    if (mca_coll_tbrdma_overlap(x[me], mine * size, cut->out, mine * size)) {
+        x[me] = memcpy(scratch + (size_t) me * slot * size, x[me], mine * size);
+    }
     mca_coll_tbrdma_reduce(cut->out, x, p, mine, dtype, op, size);
     return OMPI_SUCCESS;
 }

@@ -10,7 +10,7 @@ tbrdma_coll_alg_t tbrdma_coll_allreduce_alg(const tbrdma_coll_limits_t *lim, siz
     if (0 == bytes || nprocs < 2 || nprocs < lim->min_procs) {
         return TBRDMA_COLL_DEFER;
     }
-    if (bytes <= lim->onestep_max) {
+    if (bytes <= lim->onestep_max || (2 == nprocs && bytes <= lim->pair_max)) {
         return TBRDMA_COLL_ONESTEP;
     }
     if (0 != lim->rsag_min && bytes >= lim->rsag_min && bytes >= (size_t) nprocs) {

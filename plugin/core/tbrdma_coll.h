@@ -18,6 +18,7 @@ typedef enum tbrdma_coll_alg {
 /* The size limits of an all-reduce (bytes), from the component's parameters. */
 typedef struct tbrdma_coll_limits {
     size_t onestep_max; /* one-step exchange up to this size; 0: never */
+    size_t pair_max;    /* the same for 2 processes (its own limit); 0: never */
     size_t rsag_min;    /* reduce-scatter plus all-gather from this size; 0: never */
     int min_procs;      /* fewer processes than this: defer */
 } tbrdma_coll_limits_t;

@@ -2,11 +2,15 @@
 # coll_mesh.sh FLAVOUR: coll/tbrdma, tbrdma's coll component (MPI_Allreduce, MPI_Allgather,
 # MPI_Reduce_scatter(_block) over the mesh: docs/collectives.md, "The coll component"), on 4
 # simulated Macs (one rank each, btl self,tbrdma), running tb_meshcoll (every result checked):
-#   - off by default: with its priority unset it takes no communicator (no line of its own at
-#     verbosity 10)
+#   - on by default: it takes the communicators of 4, 3 and 2 ranks; a pair's all-reduce goes
+#     by its own one-step exchange up to coll_tbrdma_allreduce_pair_max (1 MiB), then by
+#     reduce-scatter + all-gather; with its priority 0 it takes none
+#   - 2 ranks per Mac (8 ranks, btl self,vader,tbrdma): it leaves every communicator to Open
+#     MPI's own components (coll/han in 5.0 builds communicators of one rank per Mac of its
+#     own), saying why
 #   - turned on as users do (mpirun --tune with the installed coll-tuned.conf): it takes the
-#     communicators of 4 and 3 ranks (not the one of 2: coll_tbrdma_min_procs), in them each
-#     collective went its way above its size limit and to the component below under it
+#     communicators of 4, 3 and 2 ranks, in them each collective went its way above its size
+#     limit and to the component below under it
 #   - every size taken (the limits at 1 byte, the one-step all-reduce on up to 2 KiB): blocks of
 #     0 items, and what it cannot cut (a non-commutative op, a datatype with gaps) deferred
 #   - every cable carried traffic: tbrdma, not another transport, moved the data
@@ -38,20 +42,45 @@ lines()
 
 mt_cluster p2p
 verbose=(--mca coll_tbrdma_verbose 10)
-mt_run off 4 1 "${verbose[@]}" -- tb_meshcoll
-check "off by default: coll/tbrdma took no communicator and no call ($(lines 'coll tbrdma') lines)" \
+mt_run default 4 1 "${verbose[@]}" -- tb_meshcoll
+for np in 4 3 2; do
+    check "default: it took the communicators of $np ranks ($(lines "($np processes): MPI_Allreduce, MPI_Allgather") of $np)" \
+        test "$(lines "($np processes): MPI_Allreduce, MPI_Allgather")" -eq "$np"
+done
+check "default: a pair's 8 B went by its one-step exchange" \
+    grep -q "allreduce of 8 bytes on 2 processes: one-step exchange of a pair" "$MT_OUT"
+check "default: a pair's 65,537 floats went by its one-step exchange" \
+    grep -q "allreduce of 262148 bytes on 2 processes: one-step exchange of a pair" "$MT_OUT"
+check "default: a pair's MPI_MAX (not swappable) went by the one-step exchange" \
+    grep -q "allreduce of [0-9]* bytes on 2 processes: one-step exchange$" "$MT_OUT"
+check "default: a pair's 2 MiB (above coll_tbrdma_allreduce_pair_max) went by reduce-scatter + all-gather" \
+    grep -q "allreduce of 2097176 bytes on 2 processes: reduce-scatter + all-gather" "$MT_OUT"
+mt_run off 4 1 "${verbose[@]}" --mca coll_tbrdma_priority 0 -- tb_meshcoll
+check "priority 0: coll/tbrdma took no communicator and no call ($(lines 'coll tbrdma') lines)" \
     test "$(lines 'coll tbrdma')" -eq 0
+
+# Open MPI 5.0.7's coll/han gets tb_meshcoll's all-gather into a receive type with gaps wrong
+# at 2 ranks per Mac, whatever coll/tbrdma does (seen 2026-12-06 with coll/tbrdma taking no
+# communicator: wrong with han, right with coll ^han): han is left out here, and the finding
+# is written down in docs/collectives.md.
+nohan=()
+[ 5.0 = "$MT_FLAVOUR" ] && nohan=(--mca coll ^han)
+mt_run two-per-mac 8 2 "${verbose[@]}" "${nohan[@]}" -- tb_meshcoll
+for np in 8 7 6 5 4 3 2; do
+    check "2 per Mac: the communicator of $np ranks left to Open MPI, saying why" \
+        test "$(lines "($np processes): not taken, the job has more than one process on a Mac")" -ge "$np"
+done
+check "2 per Mac: coll/tbrdma took no communicator" \
+    test "$(lines "processes): MPI_Allreduce, MPI_Allgather")" -eq 0
 
 mt_counters "$TC_TMP/before"
 mt_run on 4 1 "${verbose[@]}" --tune "$dest/tune.conf" -- tb_meshcoll
 mt_counters "$TC_TMP/after"
 mt_counters_moved "on" "$TC_TMP/before" "$TC_TMP/after" 100000
-for np in 4 3; do
+for np in 4 3 2; do
     check "on: it took the communicators of $np ranks ($(lines "($np processes): MPI_Allreduce, MPI_Allgather") of $np)" \
         test "$(lines "($np processes): MPI_Allreduce, MPI_Allgather")" -eq "$np"
 done
-check "on: it left the communicator of 2 ranks to coll/tuned (coll_tbrdma_min_procs 3)" \
-    test "$(lines '(2 processes): MPI_Allreduce, MPI_Allgather')" -eq 0
 for way in "reduce-scatter + all-gather" "deferred"; do
     check "on: '$way' ran ($(lines ": $way\$") calls over the ranks)" test "$(lines ": $way\$")" -gt 0
 done

@@ -40,7 +40,7 @@ installed_conf()
         grep -qx "coll_tuned_dynamic_rules_filename=$dir/coll-tuned.rules" "$conf"
     # coll/tuned's rules alone: coll/tbrdma (test/mpi/coll_mesh.sh) would take some all-reduces.
     check "coll-tuned.conf turns coll/tbrdma on" grep -qx 'coll_tbrdma_priority=90' "$conf"
-    sed -e "s|^coll_tuned_dynamic_rules_filename=|&$dest|" -e '/^coll_tbrdma_priority=/d' "$conf" \
+    sed -e "s|^coll_tuned_dynamic_rules_filename=|&$dest|" -e 's/^coll_tbrdma_priority=.*/coll_tbrdma_priority=0/' "$conf" \
         >"$dest/tune.conf"
     conf=$dest/tune.conf
 }

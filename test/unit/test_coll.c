@@ -32,7 +32,8 @@ static void test_coll_alg_defers(void)
     CU_ASSERT(TBRDMA_COLL_DEFER == tbrdma_coll_allreduce_alg(&off, 8, 4));
     CU_ASSERT(TBRDMA_COLL_DEFER == tbrdma_coll_allreduce_alg(&off, 1 << 20, 4));
     CU_ASSERT(TBRDMA_COLL_ONESTEP
-              == tbrdma_coll_allreduce_alg(&(tbrdma_coll_limits_t){8, 0, 1}, 8, 2));
+              == tbrdma_coll_allreduce_alg(
+                  &(tbrdma_coll_limits_t){.onestep_max = 8, .min_procs = 1}, 8, 2));
     CU_ASSERT(TBRDMA_COLL_DEFER == tbrdma_coll_allreduce_alg(&lim, 8, 1)); /* one process */
 }
 
@@ -46,6 +47,24 @@ static void test_coll_alg_overlap(void)
     both.onestep_max = 0;
     CU_ASSERT(TBRDMA_COLL_DEFER == tbrdma_coll_allreduce_alg(&both, 7, 8));
     CU_ASSERT(TBRDMA_COLL_RSAG == tbrdma_coll_allreduce_alg(&both, 8, 8));
+}
+
+/* 2 processes have their own one-step limit, which no other count of processes uses. */
+static void test_coll_alg_pair(void)
+{
+    tbrdma_coll_limits_t l = {
+        .onestep_max = 0, .pair_max = 1 << 20, .rsag_min = 16384, .min_procs = 2};
+
+    CU_ASSERT(TBRDMA_COLL_ONESTEP == tbrdma_coll_allreduce_alg(&l, 8, 2));
+    CU_ASSERT(TBRDMA_COLL_ONESTEP == tbrdma_coll_allreduce_alg(&l, 1 << 20, 2)); /* the limit */
+    CU_ASSERT(TBRDMA_COLL_RSAG == tbrdma_coll_allreduce_alg(&l, (1 << 20) + 1, 2));
+    CU_ASSERT(TBRDMA_COLL_DEFER == tbrdma_coll_allreduce_alg(&l, 8, 3));
+    CU_ASSERT(TBRDMA_COLL_RSAG == tbrdma_coll_allreduce_alg(&l, 1 << 20, 3));
+    l.pair_max = 0;
+    CU_ASSERT(TBRDMA_COLL_DEFER == tbrdma_coll_allreduce_alg(&l, 8, 2));
+    CU_ASSERT(TBRDMA_COLL_RSAG == tbrdma_coll_allreduce_alg(&l, 16384, 2));
+    l.min_procs = 3;
+    CU_ASSERT(TBRDMA_COLL_DEFER == tbrdma_coll_allreduce_alg(&l, 8, 2));
 }
 
 static void test_coll_window(void)
@@ -94,13 +113,10 @@ static void test_coll_blocks_large(void)
 int main(void)
 {
     static const tbrdma_ut_test_t tests[] = {
-        TBRDMA_UT_TEST(test_coll_alg_by_size),
-        TBRDMA_UT_TEST(test_coll_alg_defers),
-        TBRDMA_UT_TEST(test_coll_alg_overlap),
-        TBRDMA_UT_TEST(test_coll_window),
-        TBRDMA_UT_TEST(test_coll_blocks_cover),
-        TBRDMA_UT_TEST(test_coll_blocks_large),
-        TBRDMA_UT_END,
+        TBRDMA_UT_TEST(test_coll_alg_by_size),  TBRDMA_UT_TEST(test_coll_alg_defers),
+        TBRDMA_UT_TEST(test_coll_alg_overlap),  TBRDMA_UT_TEST(test_coll_alg_pair),
+        TBRDMA_UT_TEST(test_coll_window),       TBRDMA_UT_TEST(test_coll_blocks_cover),
+        TBRDMA_UT_TEST(test_coll_blocks_large), TBRDMA_UT_END,
     };
 
     return tbrdma_ut_run("tbrdma_coll", tests);
