@@ -139,6 +139,7 @@ candidates()
 }
 
 # job FLAVOUR MACS CSV MPIRUN-ARGS... -- COLL_TUNE-ARGS...: one coll_tune job, rows into CSV.
+# coll/tbrdma stays off: these are coll/tuned's algorithms, measured for its rules.
 job()
 {
     local fl=$1 n=$2 csv=$3 args=()
@@ -152,11 +153,12 @@ job()
     echo "== $fl, $n Macs: ${args[*]} coll_tune $* ($(date +%T), load $(cut -d' ' -f1 /proc/loadavg))" >>"$log"
     if [ -n "$hostfile" ]; then
         mpirun --hostfile "$hostfile" --map-by node -np "$((n * per_mac))" --mca pml ob1 \
-            --mca btl "$(mt_btl "$per_mac")" \
+            --mca btl "$(mt_btl "$per_mac")" --mca coll_tbrdma_priority 0 \
             "${args[@]}" "$bin" "$@" >"$csv.tmp" 2>>"$log"
     else
         mt_launch "$((n * per_mac))" "$per_mac" --map-by node --mca pml ob1 \
             --mca btl "$(mt_btl "$per_mac")" --mca btl_tbrdma_peer_timeout_ms 120000 \
+            --mca coll_tbrdma_priority 0 \
             --mca opal_mca_base_component_path "$MT_COMPONENTS" \
             --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "${args[@]}" "$bin" "$@" >"$csv.tmp" 2>>"$log"
     fi
