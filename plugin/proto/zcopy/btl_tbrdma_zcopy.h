@@ -23,9 +23,11 @@
 
 /* Defaults of btl_tbrdma_zcopy_min (the switch point, docs/design.md) and _chunk. */
 #define TBRDMA_ZCOPY_MIN_DEFAULT 4194304 /* bench/zcopy_bench.sh, docs/design.md */
-/* 4 MiB: 1 MiB chunks were faster on the link model, but the VM tier then overran its time
- * limit, cause still open (docs/design.md, "The switch point") */
-#define TBRDMA_ZCOPY_CHUNK_DEFAULT 4194304
+/* 1 MiB (since 2026-12-06): measured faster than 4 MiB chunks in MPI_Allreduce of 8 and 16 MiB
+ * on both cables and in bench/zcopy_bench.sh from 512 KiB; the VM tier's overrun once seen
+ * with them was the bulk channel's credit deadlock, since fixed (docs/design.md, "The switch
+ * point") */
+#define TBRDMA_ZCOPY_CHUNK_DEFAULT 1048576
 #define TBRDMA_STR_(x)             #x
 #define TBRDMA_STR(x)              TBRDMA_STR_(x)
 
