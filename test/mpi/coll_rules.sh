@@ -38,7 +38,8 @@ installed_conf()
     check "coll-tuned.conf turns the dynamic rules on" grep -qx 'coll_tuned_use_dynamic_rules=1' "$conf"
     check "coll-tuned.conf names the installed rules" \
         grep -qx "coll_tuned_dynamic_rules_filename=$dir/coll-tuned.rules" "$conf"
-    # coll/tuned's rules alone: coll/tbrdma (test/mpi/coll_mesh.sh) would take some all-reduces.
+    # coll/tuned's rules alone: coll/tbrdma (test/mpi/coll_mesh.sh) would take some all-reduces,
+    # so the conf used here sets its priority to 0.
     check "coll-tuned.conf turns coll/tbrdma on" grep -qx 'coll_tbrdma_priority=90' "$conf"
     sed -e "s|^coll_tuned_dynamic_rules_filename=|&$dest|" -e 's/^coll_tbrdma_priority=.*/coll_tbrdma_priority=0/' "$conf" \
         >"$dest/tune.conf"
@@ -99,7 +100,10 @@ for np in 2 4; do
     check "the rules give $np ranks ${#pts[@]} points to check" test "${#pts[@]}" -gt 0
     unchecked=()
     for pt in "${pts[@]}"; do unchecked+=("${pt%:*}:0"); done
-    mt_run "collrules-$np-default" "$np" 1 "${patient[@]}" -- tb_collrules "${unchecked[@]}"
+    # Open MPI's default is coll/tuned's compiled-in choice: coll/tbrdma, on by default at one
+    # rank per Mac, is turned off here as the conf above turns it off for the rules' runs.
+    mt_run "collrules-$np-default" "$np" 1 "${patient[@]}" --mca coll_tbrdma_priority 0 \
+        -- tb_collrules "${unchecked[@]}"
     ran "$MT_OUT" >"$TC_TMP/default-$np"
     mt_run "collrules-$np-rules" "$np" 1 "${patient[@]}" --tune "$conf" -- tb_collrules "${pts[@]}"
     ran "$MT_OUT" >"$TC_TMP/rules-$np"
