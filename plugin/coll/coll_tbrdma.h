@@ -107,6 +107,13 @@ void mca_coll_tbrdma_reduce(char *out, char *const *x, int p, size_t items,
  * order, nor any user op). */
 bool mca_coll_tbrdma_swappable(struct ompi_datatype_t *dtype, struct ompi_op_t *op);
 
+/* The one exchange of a pair with an op whose operands may swap: send_items of send to the
+ * peer while in_items of the peer's land in in, then out = (the peer's) op out in one pass,
+ * where out starts as own's items: in is out itself (own elsewhere), or scratch (own is out). */
+int mca_coll_tbrdma_pair_step(const char *send, size_t send_items, char *in, size_t in_items,
+                              const char *own, char *out, struct ompi_datatype_t *dtype,
+                              struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm);
+
 /* Whether a_bytes at a and b_bytes at b share any byte. */
 bool mca_coll_tbrdma_overlap(const char *a, size_t a_bytes, const char *b, size_t b_bytes);
 

@@ -53,29 +53,6 @@ static int allreduce_onestep(const char *src, char *rbuf, size_t count,
     return OMPI_SUCCESS;
 }
 
-/* The one-step exchange between 2 processes with an op whose operands may swap: the peer's
- * vector straight into rbuf (into scratch under MPI_IN_PLACE, where rbuf is ours), then one
- * pass of the op over rbuf. No copy at all besides the cable's. */
-static int allreduce_pair(const char *src, char *rbuf, size_t count, struct ompi_datatype_t *dtype,
-                          struct ompi_op_t *op, struct ompi_communicator_t *comm, char *scratch)
-{
-    int peer = 1 - ompi_comm_rank(comm), rc;
-    ompi_request_t *req[2];
-    mca_coll_tbrdma_step_t s = {req, 0};
-    char *in = src == rbuf ? scratch : rbuf;
-
-    rc = mca_coll_tbrdma_recv(&s, in, count, dtype, peer, ALLREDUCE_TAG, comm);
-    if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_tbrdma_send(&s, src, count, dtype, peer, ALLREDUCE_TAG, comm);
-    }
-    rc = mca_coll_tbrdma_finish(&s, rc);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    PMPI_Reduce_local(src == rbuf ? scratch : src, rbuf, (int) count, dtype, op);
-    return OMPI_SUCCESS;
-}
-
 static int allreduce_rsag(const char *src, char *rbuf, size_t count, struct ompi_datatype_t *dtype,
                           struct ompi_op_t *op, struct ompi_communicator_t *comm, char *scratch,
                           size_t size)
@@ -133,11 +110,12 @@ int mca_coll_tbrdma_allreduce(const void *sbuf, void *rbuf, int count,
             mca_coll_tbrdma_scratch(m, allreduce_scratch_bytes(alg, pair, (size_t) count, p, size));
     }
     alg = NULL == scratch ? TBRDMA_COLL_DEFER : alg;
+    pair = pair && TBRDMA_COLL_ONESTEP == alg;
     COLL_TBRDMA_CALL("allreduce", (size_t) count * size, p,
-                     TBRDMA_COLL_ONESTEP == alg && pair ? "one-step exchange of a pair"
-                                                        : tbrdma_coll_alg_name(alg));
-    if (TBRDMA_COLL_ONESTEP == alg && pair) {
-        return allreduce_pair(src, rbuf, (size_t) count, dtype, op, comm, scratch);
+                     pair ? "one-step exchange of a pair" : tbrdma_coll_alg_name(alg));
+    if (pair) { /* the peer's vector into rbuf (into scratch in place, where rbuf is ours) */
+        return mca_coll_tbrdma_pair_step(src, (size_t) count, src == rbuf ? scratch : rbuf,
+                                         (size_t) count, src, rbuf, dtype, op, ALLREDUCE_TAG, comm);
     }
     if (TBRDMA_COLL_ONESTEP == alg) {
         return allreduce_onestep(src, rbuf, (size_t) count, dtype, op, comm, scratch, size);

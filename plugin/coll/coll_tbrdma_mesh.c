@@ -116,25 +116,23 @@ static char *rs_pair_landing(const mca_coll_tbrdma_cut_t *cut, int me, char *scr
     return own == cut->out ? scratch : NULL;
 }
 
-/* The reduce-scatter step of a pair, where rs_pair_landing found a landing. */
-static int rs_pair(const mca_coll_tbrdma_cut_t *cut, struct ompi_datatype_t *dtype,
-                   struct ompi_op_t *op, struct ompi_communicator_t *comm, char *in)
+int mca_coll_tbrdma_pair_step(const char *send, size_t send_items, char *in, size_t in_items,
+                              const char *own, char *out, struct ompi_datatype_t *dtype,
+                              struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm)
 {
-    int me = ompi_comm_rank(comm), peer = 1 - me, rc;
+    int peer = 1 - ompi_comm_rank(comm), rc;
     ompi_request_t *req[2];
     mca_coll_tbrdma_step_t s = {req, 0};
 
-    rc = mca_coll_tbrdma_recv(&s, in, cut->items[me], dtype, peer, cut->tag, comm);
+    rc = mca_coll_tbrdma_recv(&s, in, in_items, dtype, peer, tag, comm);
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_tbrdma_send(&s, cut->src + cut->first[peer] * cut->size, cut->items[peer],
-                                  dtype, peer, cut->tag, comm);
+        rc = mca_coll_tbrdma_send(&s, send, send_items, dtype, peer, tag, comm);
     }
     rc = mca_coll_tbrdma_finish(&s, rc);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    PMPI_Reduce_local(in == cut->out ? cut->src + cut->first[me] * cut->size : in, cut->out,
-                      (int) cut->items[me], dtype, op);
+    PMPI_Reduce_local(in == out ? own : in, out, (int) in_items, dtype, op);
     return OMPI_SUCCESS;
 }
 
@@ -149,7 +147,9 @@ int mca_coll_tbrdma_rs_step(const mca_coll_tbrdma_cut_t *cut, struct ompi_dataty
     char *x[p], *in = 2 == p ? rs_pair_landing(cut, me, scratch, dtype, op) : NULL;
 
     if (NULL != in) {
-        return rs_pair(cut, dtype, op, comm, in);
+        return mca_coll_tbrdma_pair_step(cut->src + cut->first[1 - me] * size, cut->items[1 - me],
+                                         in, mine, cut->src + cut->first[me] * size, cut->out,
+                                         dtype, op, cut->tag, comm);
     }
     for (int k = 1; k < p && OMPI_SUCCESS == rc; k++) {
         int from = (me + p - k) % p, to = (me + k) % p;
