@@ -54,6 +54,13 @@ typedef struct params_int {
     const char *help;
 } params_int_t;
 
+#define PARAMS_ZCOPY_MIN_HELP                                                                     \
+    "Bytes from which a contiguous message goes zero-copy (the receiver posts receives straight " \
+    "into the user's buffer and the sender sends from it) instead of being copied through "       \
+    "tbrdma's frames; the switch point, measured by bench/zcopy_bench.sh (docs/design.md). "      \
+    "Messages of at most btl_tbrdma_eager_limit go one way, copied, whatever this says. Range "   \
+    "4057..1073741824, default " TBRDMA_STR(TBRDMA_ZCOPY_MIN_DEFAULT)
+
 /* Zero-copy's integer parameters (docs/design.md, "Zero-copy large messages"). */
 static void params_zcopy_table(params_int_t *t)
 {
@@ -65,11 +72,7 @@ static void params_zcopy_table(params_int_t *t)
                           TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES + 1,
                           1 << 30,
                           OPAL_INFO_LVL_4,
-                          "Bytes from which a contiguous message goes zero-copy (the receiver "
-                          "posts receives straight into the user's buffer and the sender sends "
-                          "from it) instead of being copied through tbrdma's frames; the switch "
-                          "point, measured by bench/zcopy_bench.sh (docs/design.md). Range "
-                          "4057..1073741824, default " TBRDMA_STR(TBRDMA_ZCOPY_MIN_DEFAULT)};
+                          PARAMS_ZCOPY_MIN_HELP};
     t[1] = (params_int_t){"zcopy_chunk",
                           &c->zcopy_chunk,
                           TBRDMA_ZCOPY_CHUNK_DEFAULT,
@@ -125,14 +128,15 @@ static params_int_t *params_int_table(size_t *n_p)
                               "default 16"};
     table[2] = (params_int_t){"bulk_frames",
                               &c->bulk_frames,
-                              16,
+                              17,
                               2,
                               256,
                               OPAL_INFO_LVL_5,
                               "Size of a bulk message in 4 KiB frames: ob1's large fragments "
                               "are up to this many frames minus the 40-byte header. Every "
                               "process of a job must use the same value. Range 2..256, "
-                              "default 16 (64 KiB)"};
+                              "default 17 (68 KiB: a 64 KiB MPI message with ob1's header is one "
+                              "bulk message)"};
     table[3] = (params_int_t){"send_frames",
                               &c->send_frames,
                               256,
@@ -211,9 +215,7 @@ static params_int_t *params_int_table(size_t *n_p)
                                "train of 1-frame messages on the 1-frame channel instead of one "
                                "bulk message padded to btl_tbrdma_bulk_frames frames (Apple's "
                                "frame rule: a short bulk message crosses the cable as a whole "
-                               "one). ob1's eager limit follows (one way, no rendezvous), unless "
-                               "btl_tbrdma_eager_limit is set. 1 = never: every message longer "
-                               "than one frame goes bulk and eager messages are one frame. "
+                               "one). 1 = never: every message longer than one frame goes bulk. "
                                "Processes may differ. Range 1..256, default 9 (36,504 bytes: a "
                                "32 KiB message with ob1's header)"};
     params_zcopy_table(table + 11);
@@ -386,7 +388,7 @@ int mca_btl_tbrdma_params_register(void)
     params_verify_ints();
     params_verify_zcopy();
     m->btl_max_send_size = tbrdma_bulk_payload();
-    /* ob1's eager messages: one frame, or up to a train (one way, no rendezvous round trip) */
+    /* ob1's eager messages: up to one bulk message (one way, no rendezvous round trip) */
     m->btl_eager_limit = tbrdma_eager_limit();
     /* The standard btl_tbrdma_{exclusivity,flags,eager_limit,...} knobs. The template's
      * function table is already filled: the base strips flags without functions. */

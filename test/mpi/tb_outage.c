@@ -5,7 +5,7 @@
  * flight:
  *   1-frame    8 B and 4000 B (one frame each),
  *   train      20,000 B (5 one-frame pieces),
- *   bulk       1 MiB (ob1's rendezvous, 64 KiB bulk fragments),
+ *   bulk       1 MiB (ob1's rendezvous, 68 KiB bulk fragments),
  *   zero-copy  4 MiB (a get emulated over SEND where the queue pair budget allows; copied else),
  * then every rank takes part in an MPI_Allreduce of 64 Ki doubles. Every byte and every sum is
  * checked against values derived from the round. Rank 0 prints "tbtest outage: running" after the

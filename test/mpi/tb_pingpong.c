@@ -1,10 +1,12 @@
 /*
  * tb_pingpong: ping-pong between rank pairs (r, r xor 1) of every size from 0 B to 64 MiB that
  * matters to tbrdma: powers of two and one byte either side, and every size within 48 bytes of
- * each frame and fragment boundary (the 1-frame payload, a frame, 15 frames + 1 byte (where bulk
- * padding stops), a bulk message and its payload, two bulk messages), so that every protocol
- * change of ob1 and every tail length of tbrdma's frame rule is crossed. Both directions carry
- * their own pattern, and every byte and the received count are checked.
+ * each frame and fragment boundary (the 1-frame payload, a frame, the longest train, K-1 frames +
+ * 1 byte (where bulk padding stops), a bulk message and its payload (ob1's eager limit and
+ * largest fragment), two bulk messages; for the default K = 17 frames and for K = 16), so that
+ * every protocol change of ob1 and every tail length of tbrdma's frame rule is crossed. Both
+ * directions carry their own pattern, and every byte and the received count are checked.
+ *
  * Usage: tb_pingpong [max_bytes] (default 64 MiB; no message is larger).
  */
 #include "tb_common.h"
@@ -12,7 +14,8 @@
 #define TB_MAX_DEFAULT (64u << 20)
 #define TB_AROUND      48
 
-static const size_t tb_boundaries[] = {4056, 4096, 8192, 61440, 61441, 65496, 65536, 131072};
+static const size_t tb_boundaries[] = {4056,  4096,  8192,  36504, 61440,  61441, 65496,
+                                       65536, 65537, 69592, 69632, 131072, 139264};
 
 /* One exchange of len bytes with peer; the initiator sends first. */
 static void tb_exchange(unsigned char *buf, size_t len, int peer, int initiator, int round)
