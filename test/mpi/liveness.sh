@@ -84,8 +84,10 @@ fi
 mt_run compute 4 1 -- tb_ring 3 65536 7
 # overlap: every rank computes 30 ms between posting each exchange and waiting for it: the
 # liveness thread acknowledges, queues send callbacks and holds the peers' frames meanwhile, and
-# the application thread runs the callbacks before it hands over a peer's held frames.
-mt_run overlap 4 1 -- tb_ring 2 65536 0 0.03
+# the application thread runs the callbacks before it hands over a peer's held frames. The
+# messages are above ob1's eager limit (69,592 B), so that every exchange has a rendezvous whose
+# fragments' send callbacks wait while frames of the same peer are held.
+mt_run overlap 4 1 -- tb_ring 2 131072 0 0.03
 
 # pause: a stall shorter than 80 % of the peer timeout ends nothing.
 if mt_job_start pause 8 2 "tbtest ring: running" -- tb_ring 10; then
