@@ -204,21 +204,20 @@ static params_int_t *params_int_table(size_t *n_p)
                               "two Macs (with btl_tbrdma_stripe): its bulk fragments go to the "
                               "least loaded cable; smaller messages, and every eager-sized one, "
                               "stay on the pair's first cable, in order. Range 0..1073741824, "
-                              "default 131072 (128 KiB)"};
+                              "default 131072 (two bulk fragments)"};
     table[10] = (params_int_t){"train_frames",
                                &c->train_frames,
                                9,
                                1,
-                               TBRDMA_TRAIN_MAX,
+                               256,
                                OPAL_INFO_LVL_5,
                                "Longest message, in frames of 4056 payload bytes, sent as a "
                                "train of 1-frame messages on the 1-frame channel instead of one "
                                "bulk message padded to btl_tbrdma_bulk_frames frames (Apple's "
                                "frame rule: a short bulk message crosses the cable as a whole "
                                "one). 1 = never: every message longer than one frame goes bulk. "
-                               "Processes may differ. Range 1..16 (ob1 takes a message in at "
-                               "most 16 pieces), default 9 (36,504 bytes: a 32 KiB message with "
-                               "ob1's header)"};
+                               "Processes may differ. Range 1..256, default 9 (36,504 bytes: a "
+                               "32 KiB message with ob1's header)"};
     params_zcopy_table(table + 11);
     table[15] = (params_int_t){"stats_interval_s",
                                &c->stats_interval_s,

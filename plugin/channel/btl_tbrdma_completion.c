@@ -31,6 +31,7 @@
 #include "core/tbrdma_mutate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- sends ------------------------------------------------------------------------------ */
@@ -253,66 +254,41 @@ static void recv_repost(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint
     tbrdma_rel_rx_reposted(&ch->rx);
 }
 
-/* Posts the kept pieces of ep's train again (delivered, or the endpoint failed). */
-static void recv_train_release(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
-{
-    int n = ep->train_n;
-
-    ep->train_n = 0;
-    for (int i = 0; i < n; i++) {
-        recv_repost(module, ep, ep->train[i]);
-    }
-}
-
-/* What recv_train made of a frame. */
-typedef enum {
-    TRAIN_NONE,  /* not a piece of a train: deliver the frame alone */
-    TRAIN_KEPT,  /* a piece with MORE, kept: the caller must not post it again */
-    TRAIN_ENDED, /* the last piece: deliver the train's segments, then post its pieces again */
-    TRAIN_BAD,   /* an impossible train: the endpoint failed, nothing to deliver */
-} train_step_t;
-
 /*
- * A frame in order on the 1-frame channel, maybe a piece of a train (proto/btl_tbrdma_send.c).
- * The pieces stay in their receive frames, posted again only once ob1 has the whole message:
- * ob1 takes it as one segment a piece (segs[0..*nsegs) when the train ended), so nothing is
- * joined into a buffer of its own.
+ * A piece of a train (proto/btl_tbrdma_send.c) in order on the 1-frame channel: appended to the
+ * endpoint's train. True when it was the last one: seg is then the whole message.
  */
-static train_step_t recv_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                               mca_btl_tbrdma_frag_t *frag, mca_btl_base_segment_t *segs,
-                               int *nsegs)
+static bool recv_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+                       const mca_btl_tbrdma_frag_t *frag, mca_btl_base_segment_t *seg)
 {
-    uint32_t cap = tbrdma_bulk_payload(), len = frag->len; /* at most a bulk message */
+    uint32_t cap = tbrdma_bulk_payload(); /* a train is never longer than a bulk message */
     char why[192];
 
-    if (TBRDMA_CHAN_EAGER != frag->chan
-        || (0 == (frag->flags & TBRDMA_FF_MORE) && 0 == ep->train_n)) {
-        return TRAIN_NONE;
-    }
-    for (int i = 0; i < ep->train_n; i++) {
-        len += ep->train[i]->len;
-    }
-    if (TBRDMA_TRAIN_MAX == ep->train_n || len > cap) {
+    if (NULL == ep->train && NULL == (ep->train = malloc(cap))) {
         snprintf(why, sizeof(why),
-                 "it sent a train of more than %d pieces or %u bytes: its tbrdma is not this "
-                 "Mac's; install the same tbrdma on every Mac",
-                 TBRDMA_TRAIN_MAX, cap);
+                 "no memory for a train of up to %u bytes (this Mac is out of memory)", cap);
         mca_btl_tbrdma_ep_fail(module, ep, why);
-        recv_train_release(module, ep);
-        return TRAIN_BAD;
+        return false;
     }
-    ep->train[ep->train_n++] = frag;
+    if (frag->len > cap - ep->train_len) {
+        snprintf(why, sizeof(why),
+                 "it sent a train longer than a bulk message (%u bytes): its tbrdma is not this "
+                 "Mac's; install the same tbrdma on every Mac",
+                 cap);
+        mca_btl_tbrdma_ep_fail(module, ep, why);
+        ep->train_len = 0;
+        return false;
+    }
+    memcpy(ep->train + ep->train_len, frag->buf + TBRDMA_HDR_BYTES, frag->len);
+    ep->train_len += frag->len;
     if (frag->flags & TBRDMA_FF_MORE) {
-        return TRAIN_KEPT;
+        return false;
     }
-    for (int i = 0; i < ep->train_n; i++) {
-        segs[i].seg_addr.pval = ep->train[i]->buf + TBRDMA_HDR_BYTES;
-        segs[i].seg_len = ep->train[i]->len;
-    }
-    *nsegs = ep->train_n;
-    ep->train_n--; /* the last piece is the caller's to post again */
+    seg->seg_addr.pval = ep->train;
+    seg->seg_len = ep->train_len;
+    ep->train_len = 0;
     module->stats.rx_trains++;
-    return TRAIN_ENDED;
+    return true;
 }
 
 #ifdef TBRDMA_DEBUG
@@ -329,36 +305,11 @@ static int recv_cb_queued(const mca_btl_tbrdma_module_t *module,
 }
 #endif
 
-/* Hands segs (one frame, or the pieces of a train) to ob1's callback for tag. */
-static void recv_dispatch(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                          mca_btl_base_tag_t tag, mca_btl_base_segment_t *segs, int nsegs)
-{
-    if (module->up.tag == tag) { /* tbrdma's own: zero-copy control, one frame */
-        if (1 == nsegs) {
-            module->up.msg(module, ep, segs[0].seg_addr.pval, (uint32_t) segs[0].seg_len);
-        } else {
-            module->stats.rx_unknown_tag++; /* a control message never comes as a train */
-        }
-        return;
-    }
-    if (NULL == mca_btl_base_active_message_trigger[tag].cbfunc) {
-        module->stats.rx_unknown_tag++; /* nobody registered the tag: counted, dropped */
-        return;
-    }
-    tbrdma_compat_deliver(&module->super, mca_btl_tbrdma_endpoint_owner(ep), tag, segs,
-                          (size_t) nsegs);
-}
-
-/*
- * Hands one in-order data frame (or the train it ends) to ob1's callback for its tag. True when
- * frag is kept for a train still coming: the caller must not post it again.
- */
-static bool recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
+/* Hands one in-order data frame (or the train it ends) to ob1's callback for its tag. */
+static void recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                          mca_btl_tbrdma_frag_t *frag)
 {
-    mca_btl_base_segment_t segs[TBRDMA_TRAIN_MAX];
-    train_step_t step;
-    int nsegs = 1;
+    mca_btl_base_segment_t seg;
 
     TBRDMA_ASSERT(0 == ep->primary->acked_waiting,
                   "causal order: no frame of a peer is delivered while a send to it waits for "
@@ -371,17 +322,21 @@ static bool recv_deliver(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoin
 
     module->stats.rx_data++;
     module->stats.rx_bytes += frag->len;
-    segs[0].seg_addr.pval = frag->buf + TBRDMA_HDR_BYTES;
-    segs[0].seg_len = frag->len;
-    step = recv_train(module, ep, frag, segs, &nsegs);
-    if (TRAIN_KEPT == step || TRAIN_BAD == step) {
-        return TRAIN_KEPT == step;
+    seg.seg_addr.pval = frag->buf + TBRDMA_HDR_BYTES;
+    seg.seg_len = frag->len;
+    if (TBRDMA_CHAN_EAGER == frag->chan && ((frag->flags & TBRDMA_FF_MORE) || 0 < ep->train_len)
+        && !recv_train(module, ep, frag, &seg)) {
+        return;
     }
-    recv_dispatch(module, ep, frag->tag, segs, nsegs);
-    if (TRAIN_ENDED == step) {
-        recv_train_release(module, ep);
+    if (module->up.tag == frag->tag) { /* tbrdma's own: zero-copy control */
+        module->up.msg(module, ep, seg.seg_addr.pval, (uint32_t) seg.seg_len);
+        return;
     }
-    return false;
+    if (NULL == mca_btl_base_active_message_trigger[frag->tag].cbfunc) {
+        module->stats.rx_unknown_tag++; /* nobody registered the tag: counted, dropped */
+        return;
+    }
+    tbrdma_compat_deliver(&module->super, mca_btl_tbrdma_endpoint_owner(ep), frag->tag, &seg, 1);
 }
 
 static void recv_hold(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_chan_t *ch,
@@ -416,9 +371,8 @@ int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
                 ch->held_tail = NULL;
             }
             frag->flags &= ~TBRDMA_FF_HELD;
-            if (!recv_deliver(module, ep, frag)) {
-                recv_repost(module, ep, frag);
-            }
+            recv_deliver(module, ep, frag);
+            recv_repost(module, ep, frag);
             n++;
         }
     }
@@ -444,9 +398,7 @@ static void recv_data(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t
             recv_hold(module, ch, frag);
             return;
         }
-        if (recv_deliver(module, ep, frag)) {
-            return; /* a piece of a train: posted again once the train is delivered */
-        }
+        recv_deliver(module, ep, frag);
         break;
     case TBRDMA_REL_DUPLICATE:
         module->stats.rx_dup++;

@@ -26,7 +26,6 @@
 #define TBRDMA_NCHAN         2 /* channel 0: 1-frame messages; channel 1: bulk messages */
 #define TBRDMA_CHAN_EAGER    0
 #define TBRDMA_CHAN_BULK     1
-#define TBRDMA_TRAIN_MAX     16 /* pieces of a train at most: ob1 takes a message in 16 segments */
 
 /* Message types (low nibble of byte 1). */
 enum tbrdma_msg_type {

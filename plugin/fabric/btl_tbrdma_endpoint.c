@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +26,13 @@ static void endpoint_construct(mca_btl_tbrdma_endpoint_t *ep)
     ep->nstripes = 1;
 }
 
-OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct, NULL);
+static void endpoint_destruct(mca_btl_tbrdma_endpoint_t *ep)
+{
+    free(ep->train);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_tbrdma_endpoint_t, opal_list_item_t, endpoint_construct,
+                   endpoint_destruct);
 
 mca_btl_tbrdma_endpoint_t *mca_btl_tbrdma_endpoint_create(opal_proc_t *proc, const char *peer_host,
                                                           int local_port, int peer_port,

@@ -81,9 +81,8 @@ struct mca_btl_base_endpoint_t {
     int acked_waiting;
     int fail_reported;
     char fail_reason[512];
-    /* a train's pieces received so far (1-frame channel), kept in their receive frames */
-    struct mca_btl_tbrdma_frag_t *train[TBRDMA_TRAIN_MAX];
-    int train_n;
+    uint8_t *train;     /* a train's pieces received so far (1-frame channel), NULL until one */
+    uint32_t train_len; /* bytes in train */
 
     /* Striping (btl_tbrdma_stripe.c). */
     int stripe;                              /* this endpoint's cable in the pair's order */

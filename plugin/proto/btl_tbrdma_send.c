@@ -92,62 +92,37 @@ static bool send_train_take(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_devi
     return true;
 }
 
-/* The pieces a message of len bytes takes as a train; 0 when it does not go as one. */
-static int train_pieces(uint32_t len)
-{
-    uint32_t piece = tbrdma_eager_payload();
-
-    /* the liveness thread (draining submitted sends) never touches the pools */
-    if (len <= piece || len > tbrdma_train_payload() || mca_btl_tbrdma_on_liveness_thread()) {
-        return 0;
-    }
-    return (int) ((len + piece - 1) / piece);
-}
-
-/*
- * Queues the n filled pieces of a train of len bytes on ep's 1-frame channel: every piece but
- * the last says MORE; the last carries msg (the descriptor ob1 hears of, or NULL) and its
- * callback flag.
- */
-static void train_queue(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                        mca_btl_tbrdma_frag_t **pieces, int n, uint32_t len, mca_btl_base_tag_t tag,
-                        mca_btl_tbrdma_frag_t *msg)
-{
-    uint32_t piece = tbrdma_eager_payload(), off = 0;
-
-    for (int i = 0; i < n; i++, off += piece) {
-        mca_btl_tbrdma_frag_t *p = pieces[i]; /* its one reference is the transport's */
-
-        p->ep = ep;
-        p->tag = tag;
-        p->len = (len - off < piece) ? len - off : piece;
-        p->flags = (i + 1 < n && !(TBRDMA_MUTANT(TRAIN_SPLIT) && i + 2 == n))
-                       ? TBRDMA_FF_MORE
-                       : ((NULL != msg) ? (msg->flags & TBRDMA_FF_CB) : 0);
-        p->train = (i + 1 < n) ? NULL : msg;
-        mca_btl_tbrdma_ep_enqueue(ep, p);
-    }
-    module->stats.tx_trains++;
-}
-
 /* Queues msg (a bulk frame) as a train on ep's 1-frame channel; false: send it whole. */
 static bool send_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
                        mca_btl_tbrdma_frag_t *msg)
 {
-    uint32_t piece = tbrdma_eager_payload();
-    mca_btl_tbrdma_frag_t *pieces[TBRDMA_TRAIN_MAX];
-    int n = (TBRDMA_CHAN_BULK == msg->chan) ? train_pieces(msg->len) : 0;
+    uint32_t piece = tbrdma_eager_payload(), off = 0;
+    mca_btl_tbrdma_frag_t *pieces[256];
+    int n;
 
-    if (0 == n || !send_train_take(module, ep->dev, pieces, n)) {
+    /* the liveness thread (draining submitted sends) never touches the pools */
+    if (TBRDMA_CHAN_BULK != msg->chan || msg->len <= piece || msg->len > tbrdma_train_payload()
+        || mca_btl_tbrdma_on_liveness_thread()) {
         return false;
     }
-    for (int i = 0; i < n; i++) {
-        uint32_t off = (uint32_t) i * piece;
-
-        memcpy(pieces[i]->buf + TBRDMA_HDR_BYTES, msg->buf + TBRDMA_HDR_BYTES + off,
-               (msg->len - off < piece) ? msg->len - off : piece);
+    n = (int) ((msg->len + piece - 1) / piece);
+    if (!send_train_take(module, ep->dev, pieces, n)) {
+        return false;
     }
-    train_queue(module, ep, pieces, n, msg->len, msg->tag, msg);
+    for (int i = 0; i < n; i++, off += piece) {
+        mca_btl_tbrdma_frag_t *p = pieces[i]; /* its one reference is the transport's */
+
+        p->ep = ep;
+        p->tag = msg->tag;
+        p->len = (msg->len - off < piece) ? msg->len - off : piece;
+        memcpy(p->buf + TBRDMA_HDR_BYTES, msg->buf + TBRDMA_HDR_BYTES + off, p->len);
+        p->flags = (i + 1 < n && !(TBRDMA_MUTANT(TRAIN_SPLIT) && i + 2 == n))
+                       ? TBRDMA_FF_MORE
+                       : (msg->flags & TBRDMA_FF_CB);
+        p->train = (i + 1 < n) ? NULL : msg;
+        mca_btl_tbrdma_ep_enqueue(ep, p);
+    }
+    module->stats.tx_trains++;
     return true;
 }
 
@@ -245,61 +220,6 @@ static int sendi_fill(mca_btl_tbrdma_frag_t *frag, struct opal_convertor_t *conv
     return 0;
 }
 
-/*
- * Packs header and payload straight into the n 1-frame pieces of a train (no bulk frame between):
- * the header at the start of the first piece, the payload after it across the pieces. 0, or -1
- * when the convertor fails.
- */
-static int sendi_fill_train(mca_btl_tbrdma_frag_t **pieces, int n,
-                            struct opal_convertor_t *convertor, const void *header,
-                            size_t header_size, size_t payload_size)
-{
-    struct iovec iov[TBRDMA_TRAIN_MAX];
-    size_t piece = tbrdma_eager_payload(), total = header_size + payload_size;
-    size_t max_data = payload_size;
-    uint32_t iov_count = (uint32_t) n;
-
-    memcpy(pieces[0]->buf + TBRDMA_HDR_BYTES, header, header_size);
-    for (int i = 0; i < n; i++) {
-        size_t start = (0 == i) ? header_size : 0, off = (size_t) i * piece;
-        size_t end = (total - off < piece) ? total - off : piece;
-
-        iov[i].iov_base = pieces[i]->buf + TBRDMA_HDR_BYTES + start;
-        iov[i].iov_len = end - start;
-    }
-    if (0 > opal_convertor_pack(convertor, iov, &iov_count, &max_data)
-        || max_data != payload_size) {
-        return -1;
-    }
-    return 0;
-}
-
-/*
- * sendi of a message that goes as a train: packed straight into its pieces. OPAL_SUCCESS (queued),
- * OPAL_ERR_RESOURCE_BUSY (short of 1-frame send frames: the caller sends it as one frame) or
- * OPAL_ERROR (the convertor failed).
- */
-static int sendi_train(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                       struct opal_convertor_t *convertor, const void *header, size_t header_size,
-                       size_t payload_size, mca_btl_base_tag_t tag, int n)
-{
-    mca_btl_tbrdma_frag_t *pieces[TBRDMA_TRAIN_MAX];
-
-    if (!send_train_take(module, ep->dev, pieces, n)) {
-        return OPAL_ERR_RESOURCE_BUSY;
-    }
-    if (0 != sendi_fill_train(pieces, n, convertor, header, header_size, payload_size)) {
-        for (int i = 0; i < n; i++) {
-            mca_btl_tbrdma_frag_put(module, pieces[i]);
-        }
-        return OPAL_ERROR;
-    }
-    mca_btl_tbrdma_submit_drain(module);
-    train_queue(module, ep, pieces, n, (uint32_t) (header_size + payload_size), tag, NULL);
-    mca_btl_tbrdma_ep_push(module, ep, TBRDMA_REL_UNTIMED);
-    return OPAL_SUCCESS;
-}
-
 int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
                          struct mca_btl_base_endpoint_t *endpoint,
                          struct opal_convertor_t *convertor, void *header, size_t header_size,
@@ -308,7 +228,6 @@ int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
 {
     mca_btl_tbrdma_module_t *module = (mca_btl_tbrdma_module_t *) btl;
     mca_btl_tbrdma_frag_t *frag;
-    int n;
 
     (void) order;
     if (NULL != descriptor) {
@@ -319,16 +238,6 @@ int mca_btl_tbrdma_sendi(struct mca_btl_base_module_t *btl,
     }
     if (!mca_btl_tbrdma_token_try(module)) {
         return OPAL_ERR_RESOURCE_BUSY;
-    }
-    n = train_pieces((uint32_t) (header_size + payload_size));
-    if (0 < n) {
-        int rc =
-            sendi_train(module, endpoint, convertor, header, header_size, payload_size, tag, n);
-
-        if (OPAL_ERR_RESOURCE_BUSY != rc) {
-            mca_btl_tbrdma_token_release(module);
-            return rc;
-        }
     }
     frag = mca_btl_tbrdma_endpoint_frag(module, endpoint, header_size + payload_size, flags);
     if (NULL == frag) {
