@@ -43,6 +43,9 @@
 #define TBRDMA_CTRL_BYTES    64 /* a control frame's buffer: header only */
 #define TBRDMA_POLL_BATCH    32 /* completions taken per poll */
 #define TBRDMA_LIVENESS_TICK 10 /* ms between two looks of the liveness thread */
+/* frames of a bulk message by default: 17, so that a 64 KiB MPI message with ob1's header is
+ * one bulk message (docs/design.md, "Why K = 17") */
+#define TBRDMA_BULK_FRAMES_DEFAULT 17
 
 struct mca_btl_tbrdma_frag_t;
 struct mca_btl_tbrdma_device_t;
@@ -90,7 +93,7 @@ typedef struct mca_btl_tbrdma_component_t {
     bool checksum;        /* payload CRC32C on every frame */
     int eager_depth;      /* 1-frame receives posted per peer */
     int bulk_depth;       /* bulk receives posted per peer */
-    int bulk_frames;      /* frames per bulk message */
+    int bulk_frames;      /* frames per bulk message (TBRDMA_BULK_FRAMES_DEFAULT) */
     int train_frames;     /* longest train of 1-frame messages instead of a padded bulk one */
     int send_frames;      /* 1-frame send buffers per device */
     int bulk_send_frames; /* bulk send buffers per device */
@@ -181,7 +184,8 @@ mca_btl_tbrdma_module_t *mca_btl_tbrdma_module_create(const tbrdma_modex_t *loca
                                                       tbrdma_port_info_t *ports,
                                                       tbrdma_mesh_spec_t *spec);
 
-/* engine/btl_tbrdma_progress.c: the component's progress function (registered with opal_progress). */
+/* engine/btl_tbrdma_progress.c: the component's progress function (registered with opal_progress).
+ */
 int mca_btl_tbrdma_component_progress(void);
 
 #endif /* BTL_TBRDMA_H */

@@ -69,9 +69,9 @@ mca_btl_tbrdma_module_t mca_btl_tbrdma_module_template = {
             /* placeholders: the eager limit and max_send_size follow btl_tbrdma_bulk_frames
                (set in mca_btl_tbrdma_params_register and _verify); a rendezvous's first
                fragment is one frame */
-            .btl_eager_limit = 17 * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
+            .btl_eager_limit = TBRDMA_BULK_FRAMES_DEFAULT * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
             .btl_rndv_eager_limit = TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
-            .btl_max_send_size = 17 * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
+            .btl_max_send_size = TBRDMA_BULK_FRAMES_DEFAULT * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES,
             .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
             .btl_latency = MCA_BTL_TBRDMA_LATENCY,
             .btl_bandwidth = MCA_BTL_TBRDMA_BANDWIDTH,

@@ -128,7 +128,7 @@ static params_int_t *params_int_table(size_t *n_p)
                               "default 16"};
     table[2] = (params_int_t){"bulk_frames",
                               &c->bulk_frames,
-                              17,
+                              TBRDMA_BULK_FRAMES_DEFAULT,
                               2,
                               256,
                               OPAL_INFO_LVL_5,
@@ -387,9 +387,11 @@ int mca_btl_tbrdma_params_register(void)
     /* ob1's largest fragment is one bulk message (the base registers it with this default) */
     params_verify_ints();
     params_verify_zcopy();
+    /* ob1's eager messages and largest fragments: one bulk message, so a message that fits
+     * one goes one way, without a rendezvous's round trip (as a train up to the longest train,
+     * as one padded bulk message above it) */
     m->btl_max_send_size = tbrdma_bulk_payload();
-    /* ob1's eager messages: up to one bulk message (one way, no rendezvous round trip) */
-    m->btl_eager_limit = tbrdma_eager_limit();
+    m->btl_eager_limit = tbrdma_bulk_payload();
     /* The standard btl_tbrdma_{exclusivity,flags,eager_limit,...} knobs. The template's
      * function table is already filled: the base strips flags without functions. */
     return mca_btl_base_param_register(&mca_btl_tbrdma_component.super.btl_version,
@@ -464,7 +466,6 @@ static void params_verify_sizes(void)
 {
     mca_btl_base_module_t *m = &mca_btl_tbrdma_module_template.super;
     size_t eager = tbrdma_eager_payload(), bulk = tbrdma_bulk_payload();
-    size_t def = tbrdma_eager_limit();
     char msg[TBRDMA_MSG_MAX];
 
     if (m->btl_eager_limit > bulk || m->btl_rndv_eager_limit > m->btl_eager_limit
@@ -474,9 +475,9 @@ static void params_verify_sizes(void)
                  "do not fit tbrdma's frames (rndv <= eager <= max_send <= %zu with "
                  "btl_tbrdma_bulk_frames = %d); using %zu, %zu and %zu",
                  m->btl_eager_limit, m->btl_rndv_eager_limit, m->btl_max_send_size, bulk,
-                 mca_btl_tbrdma_component.bulk_frames, def, eager, bulk);
+                 mca_btl_tbrdma_component.bulk_frames, bulk, eager, bulk);
         mca_btl_tbrdma_show_help("invalid-param", msg);
-        m->btl_eager_limit = def;
+        m->btl_eager_limit = bulk;
         m->btl_rndv_eager_limit = eager;
         m->btl_max_send_size = bulk;
     }

@@ -91,14 +91,6 @@ static inline uint32_t tbrdma_train_payload(void)
     return (n > 1) ? (uint32_t) n * tbrdma_eager_payload() : 0;
 }
 
-/* ob1's eager limit by default: one bulk message, so a message that fits one goes one way,
- * without a rendezvous's round trip (trains below the longest train, one padded bulk message
- * above it). */
-static inline uint32_t tbrdma_eager_limit(void)
-{
-    return tbrdma_bulk_payload();
-}
-
 /* A free frame of pool (TBRDMA_POOL_EAGER or _BULK) with one reference, or NULL when the pool is
  * empty. */
 mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_pools_t *pools, int pool);
