@@ -2,17 +2,17 @@
 # bench/zcopy_bench.sh [-q] [--link SPEC] [--max BYTES] [CSV]: where zero-copy pays. 2 simulated
 # Macs, one rank each, one cable, Open MPI 4.1, checksums on (the default): tb_bench's ping-pong
 # (half round trip) and stream (32 in flight, 16 MiB at most: 4 at 4 MiB, 1 at 16 MiB) of the
-# rendezvous sizes 128 KiB, 512 KiB, 1, 2, 4, 8 and 16 MiB up to BYTES (default 4 MiB; smaller
+# rendezvous sizes 96 KiB, 128 KiB, 512 KiB, 1, 2, 4, 8 and 16 MiB up to BYTES (default 4 MiB; smaller
 # messages go eager, one way, whatever zero-copy's settings), over
 #   copy   btl_tbrdma_zcopy 0: every message copied through tbrdma's frames
 #   zc     btl_tbrdma_zcopy 1, btl_tbrdma_zcopy_min 4057: every rendezvous message zero-copy,
-#          chunks of btl_tbrdma_zcopy_chunk (default)
-#   zc1m   the same with 1 MiB chunks
-#   zcw4   zc with 4 chunks in flight (btl_tbrdma_zcopy_window 4): a chunk's checksum overlaps
-#          more of the next chunks' wire time
+#          with the default chunks and window (btl_tbrdma_zcopy_chunk, _window)
+#   zc1m   the same with 1 MiB chunks, 2 in flight (the defaults before 512 KiB chunks, 4 in flight)
+#   zcw2   zc with 2 chunks in flight (btl_tbrdma_zcopy_window 2): less of a chunk's checksum
+#          overlaps the next chunks' wire time
 # in one cluster, the four alternated 5 times (-q: 3 times, a tenth of the iterations; tb_bench
 # itself keeps the best of 5 runs of each size). Prints per size the best time of each and the
-# ratios copy_over_zc, copy_over_zc1m and copy_over_zcw4, the median over the rounds of the ratio measured in the
+# ratios copy_over_zc, copy_over_zc1m and copy_over_zcw2, the median over the rounds of the ratio measured in the
 # same round (paired: a shared machine's load drifts between rounds; > 1: zero-copy is faster),
 # and the switch point: the smallest size from which zero-copy is at least as fast as the copy
 # path at every larger size, in both tests; that is how btl_tbrdma_zcopy_min's default was chosen
@@ -57,7 +57,7 @@ export MT_YIELD=${MT_YIELD:-$(awk -v n="$(nproc)" '{print ($1 > n) ? 1 : 0}' /pr
 res=$TC_TMP/res
 mkdir -p "$res"
 
-sizes=$(for b in 131072 524288 1048576 2097152 4194304 8388608 16777216; do
+sizes=$(for b in 98304 131072 524288 1048576 2097152 4194304 8388608 16777216; do
     [ "$b" -gt "$max" ] || printf '%s,' "$b"
 done)
 sizes=${sizes%,}
@@ -82,8 +82,8 @@ for _ in $(seq "$rounds"); do
     run copy --mca btl_tbrdma_zcopy 0
     run zc --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057
     run zc1m --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 \
-        --mca btl_tbrdma_zcopy_chunk 1048576
-    run zcw4 --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 --mca btl_tbrdma_zcopy_window 4
+        --mca btl_tbrdma_zcopy_chunk 1048576 --mca btl_tbrdma_zcopy_window 2
+    run zcw2 --mca btl_tbrdma_zcopy 1 --mca btl_tbrdma_zcopy_min 4057 --mca btl_tbrdma_zcopy_window 2
 done
 
 # rows "variant round test bytes usec" of every run
@@ -93,7 +93,7 @@ for f in "$res"/*.*; do
         && $2 ~ /^[0-9]+$/ {print v, r, $1, $2, $4}' "$f"
 done >"$TC_TMP/rows"
 # per test and size: the best of each variant, and the median over the rounds of copy / zc,
-# copy / zc1m and copy / zcw4 measured in the same round (paired: both saw the machine of that
+# copy / zc1m and copy / zcw2 measured in the same round (paired: both saw the machine of that
 # moment)
 awk -v OFS=, '
     function median(list,   a, n, i, j, t) {
@@ -113,18 +113,18 @@ awk -v OFS=, '
                     pz = pz " " us["copy", r, k] / us["zc", r, k]
                 if ((("copy", r, k) in us) && (("zc1m", r, k) in us))
                     pm = pm " " us["copy", r, k] / us["zc1m", r, k]
-                if ((("copy", r, k) in us) && (("zcw4", r, k) in us))
-                    pw = pw " " us["copy", r, k] / us["zcw4", r, k]
+                if ((("copy", r, k) in us) && (("zcw2", r, k) in us))
+                    pw = pw " " us["copy", r, k] / us["zcw2", r, k]
             }
             split(k, kb, ",")
-            print k, best["copy", k], best["zc", k], best["zc1m", k], best["zcw4", k],
+            print k, best["copy", k], best["zc", k], best["zc1m", k], best["zcw2", k],
                 sprintf("%.2f", median(pz)), sprintf("%.2f", median(pm)), sprintf("%.2f", median(pw)),
                 sprintf("%.2f", best["copy", k] / best["zc", k]),
                 sprintf("%.1f", kb[2] / best["copy", k]), sprintf("%.1f", kb[2] / best["zc", k])
         }
     }' "$TC_TMP/rows" | sort -t, -k1,1 -k2,2n >"$TC_TMP/table"
 {
-    echo "test,bytes,copy_us,zc_us,zc1m_us,zcw4_us,copy_over_zc,copy_over_zc1m,copy_over_zcw4,best_copy_over_best_zc,copy_MBps,zc_MBps"
+    echo "test,bytes,copy_us,zc_us,zc1m_us,zcw2_us,copy_over_zc,copy_over_zc1m,copy_over_zcw2,best_copy_over_best_zc,copy_MBps,zc_MBps"
     cat "$TC_TMP/table"
 } >"$csv"
 # switch COLUMN: the smallest size from which the ratio in COLUMN (median paired copy / zero-copy)
@@ -137,9 +137,9 @@ switch()
 echo "zero-copy vs copy path over tbrdma, 2 simulated Macs, one cable, checksums on, link model ${link[1]:-off}, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), mpi_yield_when_idle $MT_YIELD"
 echo "(usec, best of each: latency = half round trip, bandwidth = per message in a stream;"
 echo " copy_over_zc*: median of paired ratios, > 1: zero-copy faster; zc: default chunks"
-echo " (btl_tbrdma_zcopy_chunk) and window, zc1m: 1 MiB chunks, zcw4: window 4; $rounds rounds)"
+echo " (btl_tbrdma_zcopy_chunk) and window, zc1m: 1 MiB chunks 2 in flight, zcw2: window 2; $rounds rounds)"
 column -s, -t "$csv"
 echo "switch point (zero-copy at least as fast from here on, both tests): $(switch 7) bytes with the"
-echo "default window and chunks, $(switch 8) bytes with 1 MiB chunks, $(switch 9) bytes with a"
-echo "window of 4"
+echo "default window and chunks, $(switch 8) bytes with 1 MiB chunks 2 in flight, $(switch 9) bytes with"
+echo "a window of 2"
 echo "CSV: $csv"

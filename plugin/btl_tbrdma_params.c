@@ -84,12 +84,13 @@ static void params_zcopy_table(params_int_t *t)
                           "4096..16773120, default " TBRDMA_STR(TBRDMA_ZCOPY_CHUNK_DEFAULT)};
     t[2] = (params_int_t){"zcopy_window",
                           &c->zcopy_window,
-                          2,
+                          TBRDMA_ZCOPY_WINDOW_DEFAULT,
                           1,
                           TBRDMA_ZC_WINDOW_MAX,
                           OPAL_INFO_LVL_6,
                           "Zero-copy chunks in flight per peer process (receives posted into user "
-                          "memory at once). Range 1..8, default 2"};
+                          "memory at once). Range 1..8, default " TBRDMA_STR(
+                              TBRDMA_ZCOPY_WINDOW_DEFAULT)};
     t[3] = (params_int_t){"zcopy_max_regs",
                           &c->zcopy_max_regs,
                           32,

@@ -21,13 +21,13 @@
 #include "base/btl_tbrdma_job.h"
 #include "proto/zcopy/btl_tbrdma_zcopy_qp.h"
 
-/* Defaults of btl_tbrdma_zcopy_min (the switch point, docs/design.md) and _chunk. */
-#define TBRDMA_ZCOPY_MIN_DEFAULT 4194304 /* bench/zcopy_bench.sh, docs/design.md */
-/* 1 MiB (since 2026-12-06): measured faster than 4 MiB chunks in MPI_Allreduce of 8 and 16 MiB
- * on both cables and in bench/zcopy_bench.sh from 512 KiB; the VM tier's overrun once seen
- * with them was the bulk channel's credit deadlock, since fixed (docs/design.md, "The switch
- * point") */
-#define TBRDMA_ZCOPY_CHUNK_DEFAULT 1048576
+/* Defaults of btl_tbrdma_zcopy_min (the switch point), _chunk and _window: every rendezvous
+ * message goes zero-copy, in 512 KiB chunks, 4 in flight. A pair's all-reduce from 72 KiB to
+ * 16 MiB was measured faster so on both cables than the copy path and than 1 MiB chunks, 2 in
+ * flight (docs/design.md, "The switch point"; bench/zcopy_bench.sh). */
+#define TBRDMA_ZCOPY_MIN_DEFAULT    65536
+#define TBRDMA_ZCOPY_CHUNK_DEFAULT  524288
+#define TBRDMA_ZCOPY_WINDOW_DEFAULT 4
 #define TBRDMA_STR_(x)             #x
 #define TBRDMA_STR(x)              TBRDMA_STR_(x)
 
