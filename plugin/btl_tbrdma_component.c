@@ -243,6 +243,7 @@ static int component_diagnose(const char *host, tbrdma_port_info_t *ports, int *
         return OPAL_ERR_NOT_AVAILABLE;
     }
     local->nports = 0;
+    local->bulk_frames = mca_btl_tbrdma_component.bulk_frames; /* checked against every peer's */
     for (i = 0; i < n; i++) {
         tbrdma_diag_port_message(&ports[i], diag[i], host, msg, sizeof(msg));
         if (TBRDMA_DIAG_OK != diag[i]) {

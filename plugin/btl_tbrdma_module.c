@@ -170,6 +170,25 @@ static int module_recv_peer(opal_proc_t *proc, tbrdma_modex_t *m_p)
     return OPAL_SUCCESS;
 }
 
+/*
+ * 1 when peer m uses another bulk message size than this process: the wire needs one size per
+ * job, so tbrdma refuses the job before it creates any queue pair (job->err says why).
+ */
+static int module_bulk_mismatch(const mca_btl_tbrdma_module_t *module, const opal_proc_t *proc,
+                                const tbrdma_modex_t *m, mca_btl_tbrdma_job_t *job)
+{
+    if (m->bulk_frames == module->local.bulk_frames) {
+        return 0;
+    }
+    snprintf(job->err, TBRDMA_JOB_ERR_MAX,
+             "host %s (%s): peer %s on host %s uses %d-frame bulk messages "
+             "(btl_tbrdma_bulk_frames %d), this process %d-frame ones: every process of a job "
+             "needs the same btl_tbrdma_bulk_frames",
+             module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), module_proc_name(proc),
+             m->host, m->bulk_frames, m->bulk_frames, module->local.bulk_frames);
+    return 1;
+}
+
 /* Fills job->hosts (own host first) and job->proc_host from every proc's blob. */
 static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
                                 mca_btl_tbrdma_job_t *job)
@@ -188,6 +207,9 @@ static int module_collect_hosts(mca_btl_tbrdma_module_t *module, size_t nprocs, 
         if (OPAL_SUCCESS != module_recv_peer(procs[i], &m)) {
             nsilent++;
             continue;
+        }
+        if (module_bulk_mismatch(module, procs[i], &m, job)) {
+            return OPAL_ERR_BAD_PARAM;
         }
         job->proc_host[i] = mca_btl_tbrdma_job_add_host(job, &m);
         if (0 > job->proc_host[i]) {
@@ -360,6 +382,12 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     rc = module_collect_hosts(module, nprocs, procs, &job);
     if (OPAL_ERR_NOT_SUPPORTED == rc && mca_btl_tbrdma_speaks_for_host()) {
         mca_btl_tbrdma_show_help("mesh-invalid", job.err);
+    }
+    if (OPAL_ERR_BAD_PARAM == rc) {
+        if (mca_btl_tbrdma_speaks_for_host()) {
+            mca_btl_tbrdma_show_help("job-mismatch", job.err);
+        }
+        rc = OPAL_ERR_UNREACH; /* bml/r2 skips tbrdma for the job; other BTLs may reach peers */
     }
     if (OPAL_SUCCESS == rc) {
         rc = mca_btl_tbrdma_job_sort_hosts(&job, nprocs);

@@ -117,7 +117,7 @@ void tbrdma_modex_port_from_info(const tbrdma_port_info_t *info, tbrdma_modex_po
 
 static size_t modex_header_size(const tbrdma_modex_t *m)
 {
-    return MODEX_FIXED_LEN + 1 + strlen(m->host) + 1;
+    return MODEX_FIXED_LEN + 1 + strlen(m->host) + 1 + 2; /* host, nports, bulk_frames */
 }
 
 static size_t modex_port_size(const tbrdma_modex_port_t *port)
@@ -166,7 +166,8 @@ static int modex_valid(const tbrdma_modex_t *m)
     size_t n = strnlen(m->host, TBRDMA_HOST_MAX);
     int i;
 
-    if (0 == n || TBRDMA_HOST_MAX <= n || 0 > m->nports || TBRDMA_MAX_PORTS < m->nports) {
+    if (0 == n || TBRDMA_HOST_MAX <= n || 0 > m->nports || TBRDMA_MAX_PORTS < m->nports
+        || 0 > m->bulk_frames || MODEX_U16_MAX < m->bulk_frames) {
         return 0;
     }
     for (i = 0; i < m->nports; i++) {
@@ -212,6 +213,7 @@ int tbrdma_modex_encode(const tbrdma_modex_t *m, void *buf, size_t len, size_t *
     put_u8(&w, (unsigned) strlen(m->host));
     put_bytes(&w, m->host, strlen(m->host));
     put_u8(&w, (unsigned) m->nports);
+    put_u16(&w, (unsigned) m->bulk_frames);
     for (i = 0; i < m->nports; i++) {
         modex_put_port(&w, &m->ports[i]);
     }
@@ -222,7 +224,7 @@ int tbrdma_modex_encode(const tbrdma_modex_t *m, void *buf, size_t len, size_t *
 }
 
 /*
- * One port record. Version 1 requires the record length to match its fields exactly (a later
+ * One port record. Version 2 requires the record length to match its fields exactly (a later
  * version may append fields; its decoder uses the length to read older, shorter records).
  */
 static void modex_get_port(modex_cursor_t *c, tbrdma_modex_port_t *port)
@@ -249,13 +251,14 @@ static void modex_get_port(modex_cursor_t *c, tbrdma_modex_port_t *port)
     }
 }
 
-/* Host and ports, after the fixed part; version 1 requires the header length to match exactly. */
+/* Host and ports, after the fixed part; version 2 requires the header length to match exactly. */
 static int modex_get_body(modex_cursor_t *c, size_t hdrlen, tbrdma_modex_t *m)
 {
     int i;
 
     get_name(c, m->host, sizeof(m->host));
     m->nports = (int) get_be(c, 1);
+    m->bulk_frames = (int) get_be(c, 2);
     if (c->bad || TBRDMA_MAX_PORTS < m->nports || c->pos != hdrlen) {
         return -EBADMSG;
     }
@@ -283,7 +286,7 @@ int tbrdma_modex_decode(const void *buf, size_t len, tbrdma_modex_t *m_p)
     }
     hdrlen = get_be(&c, 2);
     total = get_be(&c, 4);
-    if (total > len || hdrlen > total || MODEX_FIXED_LEN + 3 > hdrlen) {
+    if (total > len || hdrlen > total || MODEX_FIXED_LEN + 5 > hdrlen) {
         return -EBADMSG;
     }
     c.end = total;

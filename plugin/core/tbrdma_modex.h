@@ -9,7 +9,7 @@
 #include "tbrdma_types.h"
 
 #define TBRDMA_MODEX_MAGIC   0x54425244u /* "TBRD" */
-#define TBRDMA_MODEX_VERSION 1
+#define TBRDMA_MODEX_VERSION 2
 
 typedef struct tbrdma_modex_port {
     char device[TBRDMA_NAME_MAX];
@@ -24,6 +24,7 @@ typedef struct tbrdma_modex_port {
 typedef struct tbrdma_modex {
     char host[TBRDMA_HOST_MAX]; /* host identity: the node name Open MPI sees */
     int nports;                 /* 0..TBRDMA_MAX_PORTS usable ports */
+    int bulk_frames;            /* the sender's btl_tbrdma_bulk_frames (0..65535): one per job */
     tbrdma_modex_port_t ports[TBRDMA_MAX_PORTS];
 } tbrdma_modex_t;
 

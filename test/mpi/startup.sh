@@ -4,6 +4,11 @@
 #           job is refused at start-up, quickly, with one message per device stating the budget,
 #           the count needed and what to do (each of the two cables between mac-a and mac-b is
 #           counted on its own device); nothing is left held.
+#   mismatch  rank 0 alone with btl_tbrdma_bulk_frames 16, the others 17 (the parameter every
+#           process of a job must share, in every process's address): tbrdma refuses the job
+#           before it opens a queue pair, with the message naming the peer, both sizes and the
+#           parameter; over tbrdma alone the job ends within 60 s, nonzero, no rank completes,
+#           and nothing is left held (the processes end without tbrdma's finalize).
 #   double  two cables join mac-a and mac-b, striping off (btl_tbrdma_stripe 0): the job is
 #           correct, and the pair's traffic runs on one of the two cables, the same one in both
 #           directions, while the other stays idle (test/mpi/stripe.sh tests striping on).
@@ -30,6 +35,25 @@ check_grep "budget: the second cable to mac-b is counted on its own device" "$MT
     'host mac-a: device rdma_en3 \(interface en3, cable to mac-b\) needs 18 queue pairs'
 check_nogrep "budget: no rank ran" "$MT_OUT" "tbtest ring: rank .* OK"
 mt_nothing_held "budget: after the refusal"
+
+# mismatch: rank 0 has 16-frame bulk messages, ranks 1-3 the default 17.
+t0=$(date +%s)
+MT_OUT=$TC_TMP/mismatch.out
+mt_launch 4 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
+    --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+    --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" sh -c '[ "$OMPI_COMM_WORLD_RANK" != 0 ] \
+        || export OMPI_MCA_btl_tbrdma_bulk_frames=16; exec "$0" "$@"' "$MT_BIN/tb_ring" 1 \
+    >"$MT_OUT" 2>&1
+rc=$?
+secs=$(($(date +%s) - t0))
+check "mismatch: the job ends, nonzero (mpirun exit $rc), within 60 s ($secs s)" \
+    test "$rc" -ne 0 -a "$secs" -le 60
+check_grep "mismatch: the message names the peer, both sizes and the parameter" "$MT_OUT" \
+    'peer .* on host mac-. uses 1[67]-frame bulk messages \(btl_tbrdma_bulk_frames 1[67]\), this process 1[67]-frame ones: every process of a job needs the same btl_tbrdma_bulk_frames'
+check_nogrep "mismatch: refused before connecting (no connection attempted)" "$MT_OUT" \
+    "could not connect to a peer"
+check_nogrep "mismatch: no rank completed" "$MT_OUT" "tbtest ring: rank .* OK"
+mt_nothing_held "mismatch: after the job"
 
 # double: 4 ranks, one per Mac.
 mt_counters "$TC_TMP/before"

@@ -24,6 +24,7 @@ static void make_modex(tbrdma_modex_t *m, const char *host, int nports)
     memset(m, 0, sizeof(*m));
     snprintf(m->host, sizeof(m->host), "%s", host);
     m->nports = nports;
+    m->bulk_frames = 17;
     for (p = 0; p < nports; p++) {
         snprintf(m->ports[p].device, sizeof(m->ports[p].device), "rdma_en%d", p + 1);
         m->ports[p].ipv4 = 0xc0a80001u + (uint32_t) (4 * p);
@@ -39,7 +40,8 @@ static int modex_equal(const tbrdma_modex_t *a, const tbrdma_modex_t *b)
 {
     int p;
 
-    if (0 != strcmp(a->host, b->host) || a->nports != b->nports) {
+    if (0 != strcmp(a->host, b->host) || a->nports != b->nports
+        || a->bulk_frames != b->bulk_frames) {
         return 0;
     }
     for (p = 0; p < a->nports; p++) {
@@ -98,11 +100,12 @@ static void test_modex_roundtrip_max_ports(void)
 /* The layout of docs/wire-format.md, byte for byte. */
 static void test_modex_encode_layout(void)
 {
-    static const uint8_t want[46] = {
-        'T',  'B',  'R', 'D', 0, 1, 0, 16, 0, 0, 0,    46, /* magic, version 1, header 16, total 46
+    static const uint8_t want[48] = {
+        'T',  'B',  'R', 'D', 0, 2, 0, 18, 0, 0, 0,    48, /* magic, version 2, header 18, total 48
                                                             */
         2,    'm',  'a',                                   /* host "ma" */
         1,                                                 /* nports */
+        0x01, 0x03,                                        /* bulk_frames 259 */
         0,    30,                                          /* record length 29 + 1 */
         1,    'r',                                         /* device "r" */
         0,    0,    0,   0,   0, 0, 0, 0,  0, 0, 0xff, 0xff, 192,
@@ -123,6 +126,7 @@ static void test_modex_encode_layout(void)
     m.ports[0].ipv4 = 0xc0a80001u;
     tbrdma_gid_from_ipv4(m.ports[0].ipv4, &m.ports[0].gid);
     m.ports[0].active_mtu = 3;
+    m.bulk_frames = 0x0103;
     used = encode_ok(&m, buf);
     CU_ASSERT(sizeof(want) == used);
     CU_ASSERT(0 == memcmp(buf, want, sizeof(want)));
@@ -149,6 +153,11 @@ static void test_modex_encode_invalid(void)
     CU_ASSERT(-EINVAL == tbrdma_modex_encode(&m, buf, sizeof(buf), &used));
     make_modex(&m, "mac-a", 1);
     m.nports = TBRDMA_MAX_PORTS + 1;
+    CU_ASSERT(-EINVAL == tbrdma_modex_encode(&m, buf, sizeof(buf), &used));
+    make_modex(&m, "mac-a", 1);
+    m.bulk_frames = 65536; /* does not fit its u16 */
+    CU_ASSERT(-EINVAL == tbrdma_modex_encode(&m, buf, sizeof(buf), &used));
+    m.bulk_frames = -1;
     CU_ASSERT(-EINVAL == tbrdma_modex_encode(&m, buf, sizeof(buf), &used));
     make_modex(&m, "mac-a", 1);
     memset(m.host, 'h', sizeof(m.host)); /* no NUL: oversized */
@@ -193,7 +202,7 @@ static void test_modex_decode_every_truncation(void)
 /* Offsets of every length field of a blob made by make_modex(host, nports). */
 static int length_fields(const uint8_t *buf, int nports, size_t off[], size_t width[])
 {
-    size_t pos = 12 + 1 + buf[12] + 1;
+    size_t pos = 12 + 1 + buf[12] + 1 + 2; /* header: host, nports, bulk_frames */
     int n = 0, p;
 
     off[n] = 6, width[n++] = 2;            /* header length */
@@ -278,14 +287,16 @@ static void test_modex_decode_oversized_names(void)
     hostlen = TBRDMA_HOST_MAX;
     buf[12] = (uint8_t) hostlen;
     memset(buf + 13, 'h', hostlen);
-    buf[13 + hostlen] = 0; /* nports */
-    used = 13 + hostlen + 1;
+    buf[13 + hostlen] = 0;                         /* nports */
+    buf[14 + hostlen] = 0, buf[15 + hostlen] = 17; /* bulk_frames */
+    used = 13 + hostlen + 3;
     buf[6] = 0, buf[7] = (uint8_t) used;
     buf[8] = buf[9] = buf[10] = 0, buf[11] = (uint8_t) used;
     assert_decode_fails(buf, used, -EBADMSG);
     /* One shorter fits (63 characters + NUL): the same framing then decodes. */
     buf[12] = (uint8_t) (hostlen - 1);
     buf[13 + hostlen - 1] = 0;
+    buf[14 + hostlen - 1] = 0, buf[15 + hostlen - 1] = 17;
     used--;
     buf[7] = (uint8_t) used, buf[11] = (uint8_t) used;
     CU_ASSERT(0 == tbrdma_modex_decode(buf, used, &m));
@@ -300,7 +311,7 @@ static void test_modex_decode_oversized_names(void)
     used = encode_ok(&m, buf);
     {
         uint8_t big[BLOB_MAX];
-        size_t rec = 12 + 1 + 5 + 1, extra = TBRDMA_NAME_MAX - 8, total = used + extra;
+        size_t rec = 12 + 1 + 5 + 1 + 2, extra = TBRDMA_NAME_MAX - 8, total = used + extra;
 
         memcpy(big, buf, rec + 3);                   /* through the device length byte */
         memset(big + rec + 3, 'd', TBRDMA_NAME_MAX); /* the oversized name */
@@ -323,7 +334,7 @@ static void test_modex_decode_bad_values(void)
 {
     tbrdma_modex_t m;
     uint8_t buf[BLOB_MAX];
-    size_t used, port0 = 12 + 1 + 5 + 1;
+    size_t used, port0 = 12 + 1 + 5 + 1 + 2; /* after the header: host, nports, bulk_frames */
 
     make_modex(&m, "mac-g", 2);
     used = encode_ok(&m, buf);
@@ -336,7 +347,7 @@ static void test_modex_decode_bad_values(void)
     /* nports above the maximum, with no ports following. */
     make_modex(&m, "mac-g", 0);
     used = encode_ok(&m, buf);
-    buf[used - 1] = TBRDMA_MAX_PORTS + 1;
+    buf[used - 3] = TBRDMA_MAX_PORTS + 1; /* nports, before bulk_frames */
     assert_decode_fails(buf, used, -EBADMSG);
 }
 
