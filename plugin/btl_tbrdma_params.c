@@ -16,14 +16,16 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int params_register_int(const char *name, const char *help, int def,
-                               mca_base_var_info_lvl_t level, int *storage)
+                               mca_base_var_info_lvl_t level, mca_base_var_scope_t scope,
+                               int *storage)
 {
     *storage = def;
     return mca_base_component_var_register(&mca_btl_tbrdma_component.super.btl_version, name, help,
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
-                                           MCA_BASE_VAR_SCOPE_LOCAL, storage);
+                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level, scope,
+                                           storage);
 }
 
 static int params_register_bool(const char *name, const char *help, bool def,
@@ -54,6 +56,14 @@ typedef struct params_int {
     const char *help;
 } params_int_t;
 
+/* ALL_EQ for the parameters every process of a job must share (the wire's bulk message size:
+ * add_procs refuses a job whose processes differ), LOCAL for the others. */
+static mca_base_var_scope_t params_scope(const char *name)
+{
+    return (0 == strcmp(name, "bulk_frames")) ? MCA_BASE_VAR_SCOPE_ALL_EQ
+                                              : MCA_BASE_VAR_SCOPE_LOCAL;
+}
+
 #define PARAMS_ZCOPY_MIN_HELP                                                                     \
     "Bytes from which a contiguous message goes zero-copy (the receiver posts receives straight " \
     "into the user's buffer and the sender sends from it) instead of being copied through "       \
@@ -82,15 +92,15 @@ static void params_zcopy_table(params_int_t *t)
                           "Largest zero-copy SEND in bytes, a multiple of 4096 (Apple sends at "
                           "most 4095 frames, 16773120 bytes, per message). Range "
                           "4096..16773120, default " TBRDMA_STR(TBRDMA_ZCOPY_CHUNK_DEFAULT)};
-    t[2] = (params_int_t){"zcopy_window",
-                          &c->zcopy_window,
-                          TBRDMA_ZCOPY_WINDOW_DEFAULT,
-                          1,
-                          TBRDMA_ZC_WINDOW_MAX,
-                          OPAL_INFO_LVL_6,
-                          "Zero-copy chunks in flight per peer process (receives posted into user "
-                          "memory at once). Range 1..8, default " TBRDMA_STR(
-                              TBRDMA_ZCOPY_WINDOW_DEFAULT)};
+    t[2] = (params_int_t){
+        "zcopy_window",
+        &c->zcopy_window,
+        TBRDMA_ZCOPY_WINDOW_DEFAULT,
+        1,
+        TBRDMA_ZC_WINDOW_MAX,
+        OPAL_INFO_LVL_6,
+        "Zero-copy chunks in flight per peer process (receives posted into user "
+        "memory at once). Range 1..8, default " TBRDMA_STR(TBRDMA_ZCOPY_WINDOW_DEFAULT)};
     t[3] = (params_int_t){"zcopy_max_regs",
                           &c->zcopy_max_regs,
                           32,
@@ -244,7 +254,8 @@ static int params_register_data_path(void)
     int rc = 0;
 
     for (size_t i = 0; i < n; i++) {
-        rc |= 0 > params_register_int(t[i].name, t[i].help, t[i].def, t[i].level, t[i].storage);
+        rc |= 0 > params_register_int(t[i].name, t[i].help, t[i].def, t[i].level,
+                                      params_scope(t[i].name), t[i].storage);
     }
     rc |= 0 > params_register_bool(
               "checksum",
@@ -298,7 +309,7 @@ static int params_register_own(void)
             "Verbosity of tbrdma's own output stream (works with release builds of Open MPI): "
             "0 = silent, 1 = why tbrdma declines, which ports it uses and the mesh, 5 = per peer, "
             "10 = per resource (device, port, GID). Range 0..100, default 0",
-            0, OPAL_INFO_LVL_3, &c->verbose);
+            0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
     rc |= 0 > params_register_string(
               "verbs_lib",
               "Path or file name of the verbs library tbrdma loads at run time. Empty (default) = "
