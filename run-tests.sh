@@ -445,6 +445,7 @@ if stage_wanted bench; then
     run_test bench compare_report 120 test/bench/compare_report.sh
     run_test bench mlx_script 120 test/bench/mlx_script.sh
     run_test bench coll_rules_merge 60 test/bench/coll_rules_merge.sh
+    run_test bench ab_smoke 300 test/bench/ab_smoke.sh
     run_test bench compare_jaccl_sim-4.1 600 test/bench/compare_jaccl_sim.sh 4.1
 fi
 vm_log=""
