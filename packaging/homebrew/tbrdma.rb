@@ -9,16 +9,21 @@
 # Every step but Homebrew itself is packaging/homebrew/tbrdma-brew-build, which the tests run on
 # Linux (test/integration/tools/homebrew_steps.sh).
 #
-# tbrdma has no published release yet, so url and sha256 below are filled in for a tarball of
-# your own: `make dist` in a build directory, then
-#   packaging/homebrew/local-formula.sh build/tbrdma-0.1.0.tar.gz > tbrdma.rb
-#   brew install --formula ./tbrdma.rb
-# (docs/quickstart-macos.md). A tap only needs the generated file in its Formula/ directory.
+# This file is the template: make-formula.sh fills in url and sha256 for a release tarball
+# (`make dist`) and writes the tap's Formula/tbrdma.rb (README, "Cutting a release").
 class Tbrdma < Formula
   desc "Open MPI transport for RDMA over Thunderbolt 5 between Macs"
   homepage "https://github.com/tbrdma/tbrdma"
   url "@TBRDMA_TARBALL_URL@"
   sha256 "@TBRDMA_TARBALL_SHA256@"
+  license "BSD-3-Clause"
+
+  depends_on "hwloc" => :build # Open MPI's configure, with Homebrew's open-mpi's arguments
+  depends_on "libevent" => :build
+  depends_on arch: :arm64
+  depends_on macos: :tahoe # RDMA over Thunderbolt: macOS 26.2 or later
+  depends_on "open-mpi"
+  depends_on "pmix"
 
   # Must be the version of Homebrew's open-mpi (`brew info open-mpi`): when open-mpi moves,
   # update url and sha256 here (the sha256 is on the release page), then `brew reinstall tbrdma`.
@@ -26,11 +31,6 @@ class Tbrdma < Formula
     url "https://download.open-mpi.org/release/open-mpi/v5.0/openmpi-5.0.9.tar.bz2"
     sha256 "dfb72762531170847af3e4a0f21d77d7b23cf36f67ce7ce9033659273677d80b"
   end
-
-  depends_on arch: :arm64
-  depends_on macos: :tahoe # RDMA over Thunderbolt: macOS 26.2 or later
-  depends_on "open-mpi"
-  depends_on "pmix"
 
   def ompi_version
     Utils.safe_popen_read(Formula["open-mpi"].opt_bin/"ompi_info", "--version")[/Open MPI v(\S+)/, 1]
