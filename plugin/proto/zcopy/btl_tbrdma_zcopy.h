@@ -28,8 +28,8 @@
 #define TBRDMA_ZCOPY_MIN_DEFAULT    65536
 #define TBRDMA_ZCOPY_CHUNK_DEFAULT  524288
 #define TBRDMA_ZCOPY_WINDOW_DEFAULT 4
-#define TBRDMA_STR_(x)             #x
-#define TBRDMA_STR(x)              TBRDMA_STR_(x)
+#define TBRDMA_STR_(x)              #x
+#define TBRDMA_STR(x)               TBRDMA_STR_(x)
 
 /* Decides, for every endpoint, whether the budget leaves room for its zero-copy queue pair. */
 void mca_btl_tbrdma_zc_plan(mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
