@@ -5,7 +5,7 @@
 #                 for msgrate, messages per second
 #   TEST.png      one log-log plot per test that has rows (gnuplot): usec, MB/s or messages/s
 #                 by size, a line per transport, number of Macs and link setting
-#   report.md     the setting, the issue's three ratios, a ratio table per test (tbrdma/raw and
+#   report.md     the setting, the three goal ratios, a ratio table per test (tbrdma/raw and
 #                 tcp/tbrdma, in time: above 1 the first is slower), the two-cable rows and the
 #                 projection to real Macs (bench/projection.sh, which also writes projection.csv)
 # Prints the three ratios and the path of the report. Exit 1 when DIR has no samples.
@@ -53,7 +53,8 @@ goal()
         ok = (op == "<=") ? v <= l : v >= l; printf ok ? "met" : "not met" }'
 }
 
-# The issue's three ratios: on the link model when it was measured, else without it.
+# The three goal ratios (8 B latency and 4 MiB bandwidth against raw UC, two cables against one):
+# on the link model when it was measured, else without it.
 issue_ratios()
 {
     local link=off lat bw two raw2
@@ -63,13 +64,13 @@ issue_ratios()
     bw=$(ratio "$(value $link 2 1 tbrdma bandwidth 4194304 8)" "$(value $link 2 1 raw bandwidth 4194304 8)")
     two=$(ratio "$(value $link 2 2 tbrdma bandwidth 16777216 8)" "$(value $link 2 1 tbrdma bandwidth 16777216 8)")
     raw2=$(ratio "$(value $link 2 2 raw bandwidth 16777216 8)" "$(value $link 2 1 raw bandwidth 16777216 8)")
-    echo "## The issue's three ratios (link model $link, 2 Macs)"
+    echo "## The three goal ratios (link model $link, 2 Macs)"
     echo
     if [ "$link" = apple ]; then
         echo "Only Apple's rate (75 Gbit/s) was measured: the goals were set for the 8 Gbit/s link model."
         echo
     elif [ "$link" = off ]; then
-        echo "The issue measures them on the link model; $(meta link_on | sed 's/^$/it was not asked for/'): these are without it."
+        echo "The goals are set on the link model; $(meta link_on | sed 's/^$/it was not asked for/'): these are without it."
         echo
     fi
     echo "| ratio | value | goal |"
@@ -184,7 +185,7 @@ plots()
 
 rc=0
 plots || rc=1
-# Whether the run measured between 2 Macs (a --macs 4 run has neither the issue's ratios, the
+# Whether the run measured between 2 Macs (a --macs 4 run has neither the goal ratios, the
 # two-cable rows nor the projection's inputs, and that is no failure).
 two_macs=0
 # jaccl_table: bench/jaccl_sim.sh's last table (JACCL itself on the same simulated cable), when
@@ -208,7 +209,7 @@ grep -q '^[a-z]*,2,' "$dir/results.csv" && two_macs=1
         echo
         two_cables
     else
-        echo "## The issue's three ratios"
+        echo "## The three goal ratios"
         echo
         echo "Not measured: they are taken between 2 Macs, and this run had none (--macs 4)."
         echo

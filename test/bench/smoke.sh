@@ -4,7 +4,7 @@
 # Checks, in a temporary output folder:
 #   - bench/run --smoke exits 0: every run worked and tb_bench found every MPI result right;
 #   - results.csv: a row with a positive time and MB/s for every setting the suite measures, at
-#     every size of the run (meta.txt), which holds the three sizes of the issue's ratios:
+#     every size of the run (meta.txt), which holds the three sizes of the goal ratios:
 #       2 Macs, one cable: raw latency, bandwidth, bibw, msgrate (up to 16 MiB); tbrdma and tcp
 #       latency, bandwidth, bibw, msgrate, allreduce, allgather, alltoall;
 #       2 Macs, two cables: raw and tbrdma bandwidth at 16 MiB;
@@ -12,7 +12,7 @@
 #     for the link model off, and on when this build has the link model (else the report says
 #     "link model not available in this build" and there is no "on" row);
 #   - a PNG per test (PNG signature, not empty);
-#   - report.md: the issue's three ratios, each a number; a ratio table per test and setting with
+#   - report.md: the three goal ratios, each a number; a ratio table per test and setting with
 #     a row per size; the projection with its measured, published, assumed and projected rows;
 #   - projection.csv: the projected quantities.
 set -uo pipefail
@@ -24,7 +24,7 @@ skip_unless_netns
 out=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-bench-smoke.XXXXXX") || fatal "mktemp -d failed"
 trap 'rm -rf "$out"' EXIT
 
-# On the link model when this build has it (the issue's ratios are taken there), else without it
+# On the link model when this build has it (the goal ratios are taken there), else without it
 # (and bench/run must say it is not available).
 links=off ask=both
 if [[ "$("$top/test/sim/tbcluster" --help 2>&1)" == *--link* ]]; then
@@ -61,8 +61,8 @@ if [ "$links" = off ]; then
 else
     check_nogrep "no row without the link model (asked for on only)" "$out/results.csv" '^off,'
     check_grep "the report gives the link model's settings" "$out/report.md" '^Link model: .*rate_gbps='
-    check_grep "the issue's ratios are on the link model" "$out/report.md" \
-        "^## The issue's three ratios \(link model on"
+    check_grep "the goal ratios are on the link model" "$out/report.md" \
+        "^## The three goal ratios \(link model on"
 fi
 small=$(for s in $sizes; do [ "$s" -le 16777216 ] && echo "$s"; done)
 for link in $links; do
