@@ -75,6 +75,7 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t held_other; /* held for causal order while their own peer had no callback waiting */
     uint64_t tx_striped; /* data frames sent on a pair's second or later cable */
     uint64_t tx_trains, rx_trains; /* messages sent and delivered as trains of 1-frame pieces */
+    uint64_t abandoned;            /* send frames never acknowledged, dropped at finalize */
     /* zero-copy (btl_tbrdma_zcopy*.c): gets, chunks, epochs and why they changed */
     uint64_t zc_gets, zc_refused, zc_failed, zc_rx_chunks, zc_rx_bytes, zc_tx_chunks, zc_tx_bytes;
     uint64_t zc_epochs, zc_why[TBRDMA_ZC_REASONS], zc_noreg, zc_post_err, zc_tx_wc_err, zc_bad_msg;

@@ -457,6 +457,27 @@ static void module_drain_for(mca_btl_tbrdma_module_t *module, uint64_t limit_ns)
 }
 
 /*
+ * After finalize's drain: frames a peer never acknowledged are dropped and counted. The peer
+ * closed or fell silent first, so it did not need them; with faults on the cable its last ack
+ * can be what was lost.
+ */
+static void module_abandon_unacked(mca_btl_tbrdma_module_t *module)
+{
+    char peer[256];
+
+    for (int i = 0; i < module->neps; i++) {
+        int n = mca_btl_tbrdma_abandon_unacked(module, module->eps[i]);
+
+        if (0 < n) {
+            module->stats.abandoned += n;
+            mca_btl_tbrdma_endpoint_describe(module, module->eps[i], peer, sizeof(peer));
+            TBRDMA_VERBOSE(TBRDMA_VERBOSE_PEER,
+                           "finalize: %d frames to %s were never acknowledged; dropped", n, peer);
+        }
+    }
+}
+
+/*
  * Finalize's drain: passes (without ob1 callbacks: ob1 is finalizing) until every frame is
  * acknowledged or the peer timeout passes, then a CLOSE to every peer, whose send is awaited
  * briefly. Peers lost now are not reported: the job is over.
@@ -473,6 +494,7 @@ static void module_drain(mca_btl_tbrdma_module_t *module)
     module_drain_for(module, MODULE_CLOSE_NS);
     module->failure_pending = false;
     mca_btl_tbrdma_release_verbs(module);
+    module_abandon_unacked(module);
     mca_btl_tbrdma_zc_fail_all(module, OPAL_ERR_UNREACH); /* none left: ob1 waited for them */
     mca_btl_tbrdma_run_callbacks(module); /* finalizing: they finish without calling ob1 */
     mca_btl_tbrdma_frag_undefer(module);

@@ -162,6 +162,34 @@ void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrd
     }
 }
 
+/*
+ * Finalize, after the queue pairs are gone: frames the peer never acknowledged (it closed, or
+ * fell silent, before its ack of them came) never will be. They leave the channels and are
+ * finished without ob1, which has closed. Returns how many.
+ */
+int mca_btl_tbrdma_abandon_unacked(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep)
+{
+    int n = 0;
+
+    TBRDMA_ASSERT(module->finalizing && !module->verbs_live,
+                  "frames are abandoned only at finalize, once no queue pair is left");
+    for (int c = 0; c < TBRDMA_NCHAN; c++) {
+        mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
+
+        while (NULL != ch->head) {
+            mca_btl_tbrdma_frag_t *frag = ch->head;
+
+            ch->head = frag->next;
+            frag->next = NULL;
+            frag->flags &= ~TBRDMA_FF_QUEUED;
+            send_finished(module, frag);
+            n++;
+        }
+        ch->tail = ch->snd = NULL;
+    }
+    return n;
+}
+
 /* ---- acknowledgements and grants from the peer ------------------------------------------ */
 
 /*

@@ -22,6 +22,12 @@ int mca_btl_tbrdma_deliver_held(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
  */
 void mca_btl_tbrdma_reclaim_posted(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev);
 
+/*
+ * Finalize, once the queue pairs are gone: finishes, without ob1, the frames still on ep's
+ * channels that the peer never acknowledged (token). Returns how many.
+ */
+int mca_btl_tbrdma_abandon_unacked(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep);
+
 /* Calls ob1's completion callbacks the liveness thread left (token, application thread). */
 int mca_btl_tbrdma_run_callbacks(mca_btl_tbrdma_module_t *module);
 

@@ -34,7 +34,7 @@ static void stats_print(const mca_btl_tbrdma_module_t *module, const char *when)
         "control, %llu duplicates, %llu after a gap, %llu refused (%llu bad checksum, "
         "%llu bad header), %llu completion errors, %llu unknown tags, %llu held (%llu for another "
         "peer's callback), %llu trains "
-        "received; %llu frames not returned",
+        "received; %llu frames never acknowledged, %llu frames not returned",
         when, module->local.host, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
         (unsigned long long) s->tx_data, (unsigned long long) s->tx_bytes,
         (unsigned long long) s->tx_striped, (unsigned long long) s->tx_ctrl,
@@ -49,7 +49,8 @@ static void stats_print(const mca_btl_tbrdma_module_t *module, const char *when)
         (unsigned long long) s->rx_bad[TBRDMA_FRAME_BAD_HDR],
         (unsigned long long) (s->rx_wc_err + s->tx_wc_err), (unsigned long long) s->rx_unknown_tag,
         (unsigned long long) s->held, (unsigned long long) s->held_other,
-        (unsigned long long) s->rx_trains, (unsigned long long) out);
+        (unsigned long long) s->rx_trains, (unsigned long long) s->abandoned,
+        (unsigned long long) out);
     mca_btl_tbrdma_zc_print_stats(module, when);
 }
 

@@ -9,7 +9,8 @@
 #   tb_p2p       many outstanding, ANY_SOURCE, probe, cancel, dup/split communicators
 #   tb_rma       put/get/accumulate with fence and lock/unlock (4.1 osc/pt2pt, 5.0 osc/rdma)
 #   tb_thread    MPI_THREAD_MULTIPLE, 4 threads per rank
-#   (these four: no frame from one peer was held for a callback of a send to another)
+#   (these four: no frame from one peer was held for a callback of a send to another; with
+#   pingpong, every frame acknowledged before its peer closed: none dropped at finalize)
 #   stats        (one rank per Mac) tb_ring with btl_tbrdma_stats_interval_s 1: every rank
 #                prints its counters while running, later each time, growing, up to the final
 # Then: the simulator's counters moved on every cable of the mesh (tbrdma carried the traffic;
@@ -36,15 +37,18 @@ coll_args=()
 if [ 5.0 = "$flavour" ] && [ "$slots" -gt 1 ]; then
     coll_args=(--mca coll ^han)
 fi
-# causal order holds a peer's frames only while a callback of a send to that same peer waits
-held_other=0
+# causal order holds a peer's frames only while a callback of a send to that same peer waits;
+# on clean cables every peer acknowledges every frame before it closes (none dropped at finalize)
+held_other=0 unacked=$(mt_stat "frames never acknowledged")
 for run in "coll ${coll_args[*]} -- tb_coll" "p2p -- tb_p2p" "rma -- tb_rma" "thread -- tb_thread"; do
     set -- $run
     mt_run "$1" "$np" "$slots" "${@:2}"
     held_other=$((held_other + $(mt_stat "for another peer's callback")))
+    unacked=$((unacked + $(mt_stat "frames never acknowledged")))
 done
 check "no frame was held for the callback of a send to another peer ($held_other)" \
     test "$held_other" -eq 0
+expect "frames never acknowledged, dropped at finalize (clean cables)" 0 "$unacked"
 # stats: with btl_tbrdma_stats_interval_s 1, every rank prints its counters while tb_ring runs
 # (4 s), each print later than the one before, counters that only grow, up to the final ones.
 if [ "$slots" = 1 ]; then
