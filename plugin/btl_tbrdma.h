@@ -90,6 +90,7 @@ typedef struct mca_btl_tbrdma_component_t {
     char *if_include;
     char *if_exclude;
     char *mesh_file;
+    char *ledger_dir; /* the slot ledger's directory (base/btl_tbrdma_ledger.h); "": off */
     bool allow_partial_mesh;
     bool checksum;        /* payload CRC32C on every frame */
     int eager_depth;      /* 1-frame receives posted per peer */

@@ -16,6 +16,7 @@
  * Macs can never be crossed.
  */
 #include "btl_tbrdma_connect.h"
+#include "base/btl_tbrdma_ledger.h"
 #include "base/btl_tbrdma_output.h"
 #include "base/btl_tbrdma_token.h"
 #include "channel/btl_tbrdma_chan.h"
@@ -29,6 +30,7 @@
 #include "core/tbrdma_diag.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,26 +149,54 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
     return 0;
 }
 
+/* The slot ledger's record of the queue pairs this process now holds on each device. */
+static void connect_ledger_write(const mca_btl_tbrdma_module_t *module)
+{
+    const char *devs[TBRDMA_MAX_PORTS];
+    char path[PATH_MAX] = "";
+    int qps[TBRDMA_MAX_PORTS], n = 0, rc;
+
+    for (int p = 0; p < module->local.nports; p++) {
+        if (NULL != module->devices[p]) {
+            devs[n] = module->local.ports[p].device;
+            qps[n++] = tbrdma_verbs_dev_qps(module->devices[p]->vdev);
+        }
+    }
+    rc = tbrdma_ledger_file_write(mca_btl_tbrdma_component.ledger_dir, module->local.host,
+                                  OPAL_JOBID_PRINT(OPAL_PROC_MY_NAME.jobid), devs, qps, n, path,
+                                  sizeof(path));
+    if (0 != rc) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "slot ledger %s: not written: %s", path,
+                       strerror(rc));
+    }
+}
+
 /* Step 2: fills rec (entries or a failure status). */
 static void connect_setup(mca_btl_tbrdma_module_t *module, tbrdma_conn_record_t *rec)
 {
-    char err[TBRDMA_MSG_MAX / 2], msg[TBRDMA_MSG_MAX];
-    int count[TBRDMA_MAX_PORTS] = {0}, rc = 0;
+    char err[TBRDMA_MSG_MAX / 2], held[TBRDMA_MSG_MAX / 4], msg[TBRDMA_MSG_MAX];
+    int count[TBRDMA_MAX_PORTS] = {0}, rc = 0, p;
     mca_btl_tbrdma_endpoint_t *ep;
 
     OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
         count[ep->local_port] += (TBRDMA_EP_NEW == ep->state) ? 1 : 0;
     }
-    for (int p = 0; p < module->local.nports && 0 == rc; p++) {
+    for (p = 0; p < module->local.nports && 0 == rc; p++) {
         if (0 < count[p]) {
             rc = connect_setup_port(module, p, count[p], rec, err, sizeof(err));
         }
     }
     if (0 == rc) {
+        connect_ledger_write(module);
         return;
     }
-    snprintf(msg, sizeof(msg), "host %s (%s): %s", module->local.host,
-             OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), err);
+    held[0] = '\0';
+    if (-EBUSY == rc) { /* the device's slots are taken: by dead processes? */
+        (void) tbrdma_ledger_file_explain(mca_btl_tbrdma_component.ledger_dir, module->local.host,
+                                          module->local.ports[p - 1].device, held, sizeof(held));
+    }
+    snprintf(msg, sizeof(msg), "host %s (%s): %s%s%s", module->local.host,
+             OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), err, ('\0' == held[0]) ? "" : ".\n", held);
     mca_btl_tbrdma_show_help("setup-failed", msg);
     mca_btl_tbrdma_release_verbs(module);
     rec->status = (0 < -rc && -rc < 65536) ? -rc : EIO;

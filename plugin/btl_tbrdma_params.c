@@ -4,6 +4,7 @@
  * --level 9` reads like docs/params.md), and checked here, in one function that warns about
  * a bad value and falls back to the default (btl_tcp's register/verify split).
  */
+#include "base/btl_tbrdma_ledger.h"
 #include "base/btl_tbrdma_output.h"
 #include "btl_tbrdma.h"
 #include "fabric/btl_tbrdma_frag.h"
@@ -337,6 +338,15 @@ static int params_register_own(void)
             "(JSON with an \"rdma\" device matrix). Empty (default) = cables are found from the "
             "ports' IPv4 subnets (one /30 per cable). See docs/mesh.md",
             "", OPAL_INFO_LVL_2, &c->mesh_file);
+    rc |= 0 > params_register_string(
+              "ledger_dir",
+              "Directory of the slot ledger: each tbrdma process records there the queue pairs "
+              "it holds on each device, and removes its record when it releases them. When a "
+              "queue pair cannot be created, the records of processes that died without "
+              "releasing theirs (SIGKILL, MPI_Abort, a crash) name the slots they hold until the "
+              "Mac restarts. Created for every user when missing. Empty = no ledger. "
+              "Default " TBRDMA_LEDGER_DIR_DEFAULT,
+              TBRDMA_LEDGER_DIR_DEFAULT, OPAL_INFO_LVL_4, &c->ledger_dir);
     rc |= 0 > params_register_bool(
               "allow_partial_mesh",
               "Whether tbrdma may run when some pairs of hosts have no cable between them (those "

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include "base/btl_tbrdma_ledger.h"
 #include "base/btl_tbrdma_netif.h"
 #include "base/btl_tbrdma_verbs.h"
 #include "core/tbrdma_diag.h"
@@ -34,6 +35,7 @@
 typedef struct info_opts {
     const char *lib;    /* --verbs-lib, else $TBRDMA_VERBS_LIB, else the platform default */
     const char *device; /* --device filter, NULL for all */
+    const char *ledger; /* --ledger-dir: the slot ledger ("" or NULL: not read) */
     int parsable;
     char host[TBRDMA_HOST_MAX];
 } info_opts_t;
@@ -41,6 +43,7 @@ typedef struct info_opts {
 static const struct option longopts[] = {
     {"verbs-lib", required_argument, NULL, 'l'},
     {"device", required_argument, NULL, 'd'},
+    {"ledger-dir", required_argument, NULL, 'L'},
     {"parsable", no_argument, NULL, 'p'},
     {"version", no_argument, NULL, 'V'},
     {"help", no_argument, NULL, 'h'},
@@ -52,6 +55,9 @@ static const char *const help[][2] = {
     {"PATH", "verbs library to load (default: $TBRDMA_VERBS_LIB, else librdma.dylib on\n"
              "        macOS, libibverbs.so.1 on Linux); as the MCA parameter btl_tbrdma_verbs_lib"},
     {"NAME", "show only this device (rdma_en2)"},
+    {"DIR", "the slot ledger to read (default " TBRDMA_LEDGER_DIR_DEFAULT ", as the MCA\n"
+            "        parameter btl_tbrdma_ledger_dir; \"\" to not read it): queue pairs held by\n"
+            "        tbrdma processes that died without releasing them"},
     {"", "stable machine-readable lines (see tools/README.md)"},
     {"", "print tbrdma's version, its sources' checksum and the Open MPI it was built for"},
     {"", "print this help and exit"},
@@ -74,13 +80,17 @@ static int parse_args(int argc, char **argv, info_opts_t *opts)
 
     memset(opts, 0, sizeof(*opts));
     opts->lib = getenv("TBRDMA_VERBS_LIB");
-    while (-1 != (c = getopt_long(argc, argv, "l:d:pVh", longopts, NULL))) {
+    opts->ledger = TBRDMA_LEDGER_DIR_DEFAULT;
+    while (-1 != (c = getopt_long(argc, argv, "l:d:L:pVh", longopts, NULL))) {
         switch (c) {
         case 'l':
             opts->lib = optarg;
             break;
         case 'd':
             opts->device = optarg;
+            break;
+        case 'L':
+            opts->ledger = optarg;
             break;
         case 'p':
             opts->parsable = 1;
@@ -195,6 +205,11 @@ static void print_port_parsable(const info_opts_t *opts, const tbrdma_port_info_
         printf("diag host=%s device=%s port=%d name=%s text=%s\n", opts->host, port->device,
                port->port_num, tbrdma_diag_name(diag), msg);
     }
+    i = tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, msg, sizeof(msg));
+    if (0 < i) {
+        printf("held host=%s device=%s port=%d qps=%d text=%s\n", opts->host, port->device,
+               port->port_num, i, msg);
+    }
 }
 
 static void print_gids_human(const tbrdma_port_info_t *port)
@@ -216,6 +231,7 @@ static void print_port_human(const info_opts_t *opts, const tbrdma_port_info_t *
                              tbrdma_diag_t diag)
 {
     char ipv4[24], msg[INFO_MSG_MAX];
+    int held;
 
     format_ipv4(port, ipv4, sizeof(ipv4));
     printf("device %s\n\tport: %d\n", port->device, port->port_num);
@@ -234,6 +250,10 @@ static void print_port_human(const info_opts_t *opts, const tbrdma_port_info_t *
     if (TBRDMA_DIAG_OK != diag) {
         port_message(port, diag, opts->host, msg, sizeof(msg));
         printf("\t%s\n", msg);
+    }
+    held = tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, msg, sizeof(msg));
+    if (0 < held) {
+        printf("\t\theld slots:\t%d queue pairs, by dead tbrdma processes\n\t%s\n", held, msg);
     }
     printf("\n");
 }

@@ -144,6 +144,7 @@ struct tbrdma_vdev {
     struct ibv_pd *pd;
     struct ibv_cq *cq;
     int port_num;
+    int nqps; /* queue pairs of this process on the device now (the ledger's count) */
     char name[TBRDMA_NAME_MAX];
 };
 
@@ -302,6 +303,7 @@ int tbrdma_verbs_qp_create(tbrdma_vdev_t *dev, uint32_t max_send, uint32_t max_r
         free(q);
         return -rc;
     }
+    dev->nqps++;
     rc = verbs_qp_init(q->qp, dev->port_num);
     if (0 != rc) {
         snprintf(err, errlen, "device %s: changing queue pair 0x%x to INIT failed: %s", dev->name,
@@ -363,7 +365,13 @@ void tbrdma_verbs_qp_destroy(tbrdma_vqp_t *q)
         return;
     }
     tbrdma_verbs_fn.destroy_qp(q->qp);
+    q->dev->nqps--;
     free(q);
+}
+
+int tbrdma_verbs_dev_qps(const tbrdma_vdev_t *dev)
+{
+    return (NULL == dev) ? 0 : dev->nqps;
 }
 
 int tbrdma_verbs_post_send(tbrdma_vqp_t *q, uint64_t wr_id, const void *addr, uint32_t len,

@@ -89,6 +89,9 @@ int tbrdma_verbs_qp_connect(tbrdma_vqp_t *qp, int sgid_index, uint32_t psn,
 /* Destroys a queue pair. NULL is a no-op. */
 void tbrdma_verbs_qp_destroy(tbrdma_vqp_t *qp);
 
+/* How many queue pairs this process holds on dev now (0 for NULL). */
+int tbrdma_verbs_dev_qps(const tbrdma_vdev_t *dev);
+
 /* Posts one signaled SEND of len bytes at addr (lkey). Returns 0 or the errno verbs returned. */
 int tbrdma_verbs_post_send(tbrdma_vqp_t *qp, uint64_t wr_id, const void *addr, uint32_t len,
                            uint32_t lkey);

@@ -154,7 +154,19 @@ mt_launch_btl()
     mt_launch "$np" "$slots" --map-by node --mca pml ob1 --mca btl "$(mt_btl "$slots")" \
         "${MT_BTL_ARGS[@]}" --mca opal_mca_base_component_path "$MT_COMPONENTS" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_stats 1 \
-        "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "$@"
+        --mca btl_tbrdma_ledger_dir "$(mt_ledger_dir)" "${MT_MESH_ARGS[@]}" "${MT_OSC[@]}" "$@"
+}
+
+# mt_ledger_dir: the cluster's own slot ledger (btl_tbrdma_ledger_dir), in its state directory.
+mt_ledger_dir()
+{
+    echo "$TBSIM_DIR/ledger"
+}
+
+# mt_ledger_records: the slot ledger's records now, one a line.
+mt_ledger_records()
+{
+    cat "$(mt_ledger_dir)"/* 2>/dev/null
 }
 
 # mt_app NAME NP SLOTS DIR [MPIRUN-ARGS...] -- PROGRAM [ARGS...]: an unmodified MPI program (a
@@ -312,13 +324,20 @@ mt_owners_gone()
     return 1
 }
 
-# mt_reclaim: frees the simulator slots of the processes that are gone, once every owner has
-# finished exiting (the simulator frees a slot only when its owner no longer exists, as a Mac's
-# kernel does at the process's end).
+# mt_reclaim: frees the simulator slots of the processes that are gone, and their slot ledger
+# records, once every owner has finished exiting (the simulator frees a slot only when its
+# owner no longer exists, as a Mac's kernel does at the process's end).
 mt_reclaim()
 {
+    local f pid
     mt_owners_gone
     "$TBSIMCTL" reclaim >/dev/null 2>&1
+    # the slots came back: the ledger's records of the dead go too, as at a Mac's restart
+    for f in "$(mt_ledger_dir)"/*; do
+        pid=${f##*.}
+        [ -f "$f" ] && ! kill -0 "$pid" 2>/dev/null && rm -f "$f"
+    done
+    return 0
 }
 
 mt_nothing_held()

@@ -7,7 +7,12 @@
 #   default  tb_ring with the default dispositions: SIGTERM on mac-b's rank mid-traffic ends the
 #            job, and every queue pair and memory region is released (the signalled rank
 #            released its own before the signal took effect; mpirun ends the others with SIGTERM)
-# Nothing is left held afterwards.
+#   kill9    SIGKILL of mac-b's rank, three jobs in turn: its queue pairs stay held and so does
+#            its slot ledger record (the other ranks remove theirs), each record counting what
+#            the simulator holds for it; the fourth job cannot create its queue pairs and names
+#            the 9 held by the 3 dead processes and the fix, as tbrdma-info on mac-b does too;
+#            after tbsimctl reclaim, a job runs
+# Nothing is left held afterwards, and no slot ledger record.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 mt_flavour "${1:?usage: signal.sh 4.1|5.0}"
@@ -68,6 +73,7 @@ if mt_job_start own 4 1 "tbtest signal: running" -- tb_signal; then
         mt_frames_back own 4 && pass "own: every rank got every frame back"
     fi
     mt_nothing_held "own"
+    expect "own: slot ledger records left" 0 "$(mt_ledger_records | grep -c .)"
 fi
 
 # default: the signal ends the rank, after tbrdma released what it held.
@@ -82,5 +88,62 @@ if mt_ring_start default 4 60; then
         "tbrdma: internal check failed"
     sleep 1
     mt_nothing_held "default: after SIGTERM"
+    expect "default: slot ledger records left" 0 "$(mt_ledger_records | grep -c .)"
+fi
+
+# held_qps PID: the queue pairs the simulator holds for process PID.
+held_qps()
+{
+    "$TBSIMCTL" held | grep -c " qp .* pid $1[ ,]"
+}
+
+# record_qps PID: the queue pairs the slot ledger's record of process PID counts.
+record_qps()
+{
+    mt_ledger_records | grep " pid=$1 " | tr ' ' '\n' | sed -n 's/^rdma_[^=]*=//p' \
+        | awk '{s += $1} END {print s + 0}'
+}
+
+# kill9: SIGKILL gives a rank no chance to release anything: its queue pairs stay held (Apple's
+# device, and the simulator's) and so does its record in the slot ledger; the ranks mpirun then
+# ends with SIGTERM release theirs and remove their records. Three such jobs hold 9 of the 10
+# queue pairs of each of mac-b's devices; the fourth job cannot create its own and says which
+# dead processes hold them, and that a restart returns them. After tbsimctl reclaim (the
+# simulator's restart) the next job runs.
+dead=()
+for round in 1 2 3; do
+    mt_ring_start "kill9-$round" 4 60 || break
+    pid=$(rank_pid mac-b tb_ring) || fatal "kill9-$round: no rank on mac-b"
+    sleep 0.5
+    kill -KILL "$pid"
+    dead+=("$pid")
+    await_job "kill9-$round" 20 || break
+    mt_owners_gone 10 || fail "kill9-$round: ranks still ran 10 s after the job"
+    expect "kill9-$round: slot ledger records (mac-b's killed ranks only)" "${#dead[@]}" \
+        "$(mt_ledger_records | grep -c '^tbrdma-ledger 1 host=mac-b ')"
+    expect "kill9-$round: queue pairs in pid $pid's record = held by the simulator ($(held_qps "$pid"))" \
+        "$(held_qps "$pid")" "$(record_qps "$pid")"
+    check "kill9-$round: pid $pid holds queue pairs ($(held_qps "$pid"))" test "$(held_qps "$pid")" -gt 0
+done
+if [ "${#dead[@]}" = 3 ]; then
+    # tbrdma-info on mac-b reads the same ledger: each of its devices holds 9 for the dead
+    info=$("$MT_TBCLUSTER" exec mac-b -- "$MT_REPO/build/tools/tbrdma-info" --parsable \
+        --verbs-lib "$MT_REPO/build/test/sim/.libs/libtbsim.so" --ledger-dir "$(mt_ledger_dir)")
+    expect "kill9: tbrdma-info on mac-b: devices with 9 queue pairs held by the dead" 3 \
+        "$(grep -c '^held host=mac-b device=rdma_en[0-9]* port=1 qps=9 text=device .* 3 tbrdma processes' <<<"$info")"
+    MT_OUT=$TC_TMP/kill9-full.out
+    mt_launch_btl 4 1 "$MT_BIN/tb_ring" 1 >"$MT_OUT" 2>&1
+    rc=$?
+    check "kill9-full: the fourth job fails (mpirun exit status $rc)" test "$rc" -ne 0
+    check_grep "kill9-full: the refusal counts the slots held by the dead" "$MT_OUT" \
+        "device rdma_en[0-9]+: 9 of its queue pairs are held by 3 tbrdma processes of mac-b that ended without releasing them"
+    for pid in "${dead[@]}"; do
+        check_grep "kill9-full: it names pid $pid" "$MT_OUT" "pid $pid \\(job \\[[0-9]+,[0-9]+\\]\\) 3"
+    done
+    check_grep "kill9-full: and the fix" "$MT_OUT" "only when mac-b restarts: restart it"
+    mt_reclaim
+    expect "kill9: slot ledger records after tbsimctl reclaim" 0 "$(mt_ledger_records | grep -c .)"
+    mt_nothing_held "kill9: after tbsimctl reclaim"
+    mt_run kill9-after 4 1 -- tb_ring 1
 fi
 finish

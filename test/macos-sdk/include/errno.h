@@ -8,6 +8,7 @@ extern int *__error(void);
 #define ENOENT 2
 #define ESRCH  3
 #define EINTR  4
+#define EIO    5
 #define ECHILD 10
 #define ENOMEM 12
 #define EBUSY  16

@@ -18,6 +18,7 @@ int vsnprintf(char *restrict, size_t, const char *restrict, va_list);
 int vfprintf(FILE *restrict, const char *restrict, va_list);
 FILE *fopen(const char *restrict, const char *restrict);
 int fclose(FILE *);
+int rename(const char *, const char *);
 char *fgets(char *restrict, int, FILE *);
 int fflush(FILE *);
 int fputs(const char *restrict, FILE *restrict);

@@ -3,6 +3,8 @@
 #define TBRDMA_MACOS_UNISTD_H
 #include <sys/types.h>
 int close(int);
+int unlink(const char *);
+ssize_t write(int, const void *, size_t);
 int gethostname(char *, size_t);
 int usleep(useconds_t);
 unsigned int alarm(unsigned int);

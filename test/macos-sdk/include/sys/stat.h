@@ -21,4 +21,6 @@ struct stat {
     __int64_t st_qspare[2];
 };
 int stat(const char *restrict, struct stat *restrict);
+int mkdir(const char *, mode_t);
+int chmod(const char *, mode_t);
 #endif
