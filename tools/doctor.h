@@ -45,6 +45,8 @@ typedef struct doc_port {
     tbrdma_port_info_t info;      /* from tbrdma-info --parsable: port and gid records */
     char diag[TBRDMA_NAME_MAX];   /* its diagnosis name: "ok", "bridged", "no-ipv4", ... */
     char diag_text[DOC_TEXT_MAX]; /* the message with the fix, "" for ok */
+    int held_qps;                 /* queue pairs dead tbrdma processes hold (slot ledger) */
+    char held_text[DOC_TEXT_MAX]; /* tbrdma-info's message naming them, "" */
     char lladdr[DOC_ADDR_MAX];    /* the interface's IPv6 link-local address, "" */
     int nneigh;                   /* link-local addresses that answered on it */
     char neigh[DOC_NEIGH_MAX][DOC_ADDR_MAX];

@@ -114,6 +114,22 @@ static void check_ports(doc_cluster_t *cl, int i)
     }
 }
 
+/* Queue pairs held by tbrdma processes that died (tbrdma-info's slot ledger lines). */
+static void check_held(doc_cluster_t *cl, int i)
+{
+    const doc_host_t *h = &cl->hosts[i];
+
+    for (int k = 0; k < h->nports; k++) {
+        const doc_port_t *p = &h->ports[k];
+
+        if (0 < p->held_qps) {
+            doc_add(cl, "held-slots", 1, i, p->info.device, p->info.ifname, "host %s: %s",
+                    doc_host_name(h),
+                    ('\0' != p->held_text[0]) ? p->held_text : "queue pairs held by the dead");
+        }
+    }
+}
+
 /* Host indexes ordered by name, as the solver wants them. */
 static int name_order(const doc_cluster_t *cl, int *order)
 {
@@ -213,6 +229,7 @@ int doc_check_all(doc_cluster_t *cl, const char *agent, int timeout)
     for (i = 0; i < cl->nhosts; i++) {
         if (!cl->hosts[i].down && !cl->hosts[i].no_rdma) {
             check_ports(cl, i);
+            check_held(cl, i);
         }
     }
     check_solver(cl, count_problems(cl));

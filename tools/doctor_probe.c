@@ -141,6 +141,20 @@ static void info_diag(doc_host_t *h, const char *line)
     }
 }
 
+/* "held ... device=D qps=N text=T": queue pairs of the port dead tbrdma processes hold. */
+static void info_held(doc_host_t *h, const char *line)
+{
+    char dev[TBRDMA_NAME_MAX];
+    doc_port_t *p;
+
+    kv(line, "device", dev, sizeof(dev));
+    p = port_find(h, dev, NULL);
+    if (NULL != p) {
+        p->held_qps = kv_int(line, "qps", 0);
+        kv(line, "text", p->held_text, sizeof(p->held_text));
+    }
+}
+
 static void block_info(doc_host_t *h, const char *text)
 {
     const char *line = text;
@@ -152,6 +166,8 @@ static void block_info(doc_host_t *h, const char *text)
             info_gid(h, line);
         } else if (0 == strncmp(line, "diag ", 5)) {
             info_diag(h, line);
+        } else if (0 == strncmp(line, "held ", 5)) {
+            info_held(h, line);
         }
         line = strchr(line, '\n');
         line = (NULL != line) ? line + 1 : NULL;

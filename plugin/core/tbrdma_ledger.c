@@ -191,9 +191,9 @@ int tbrdma_ledger_explain(const tbrdma_ledger_tally_t *t, const char *host, cons
     }
     snprintf(msg, len,
              "device %s: %d of its queue pairs are held by %d tbrdma process%s of %s that ended "
-             "without releasing them (killed with SIGKILL, MPI_Abort or a crash): %s. Apple's "
-             "stack gives them back only when %s restarts: restart it. End jobs with Ctrl-C or "
-             "kill (SIGTERM), not kill -9",
-             dev, t->qps, t->procs, (1 == t->procs) ? "" : "es", host, t->who, host);
+             "without releasing them (killed with SIGKILL, MPI_Abort or a crash): %s; Apple's "
+             "stack frees them only when %s restarts; fix: restart %s, and end jobs with Ctrl-C "
+             "or kill (SIGTERM), not kill -9",
+             dev, t->qps, t->procs, (1 == t->procs) ? "" : "es", host, t->who, host, host);
     return 0;
 }

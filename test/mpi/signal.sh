@@ -140,7 +140,7 @@ if [ "${#dead[@]}" = 3 ]; then
     for pid in "${dead[@]}"; do
         check_grep "kill9-full: it names pid $pid" "$MT_OUT" "pid $pid \\(job \\[[0-9]+,[0-9]+\\]\\) 3"
     done
-    check_grep "kill9-full: and the fix" "$MT_OUT" "only when mac-b restarts: restart it"
+    check_grep "kill9-full: and the fix" "$MT_OUT" "only when mac-b restarts; fix: restart mac-b"
     mt_reclaim
     expect "kill9: slot ledger records after tbsimctl reclaim" 0 "$(mt_ledger_records | grep -c .)"
     mt_nothing_held "kill9: after tbsimctl reclaim"

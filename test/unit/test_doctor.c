@@ -4,7 +4,8 @@
  * edited to carry the faults the simulator cannot make: a tbrdma component built for another
  * Open MPI patch release, another tbrdma version, the same version built from other sources,
  * no verbs library, an unreadable device list, a port diagnosis nothing else explains, no Open
- * MPI, one port's address outside its cable's /30, a probe cut short, two hosts with one name.
+ * MPI, one port's address outside its cable's /30, a probe cut short, two hosts with one name,
+ * queue pairs held by dead tbrdma processes.
  * Also the JSON report and the files written, read back.
  */
 #include "doctor.h"
@@ -215,6 +216,21 @@ static void test_doctor_port_diagnosis_passed_on(void)
     assert_one_problem("no-mapped-gid", 3, "has no ::ffff:192.168.0.18");
 }
 
+/* tbrdma-info's slot ledger line: queue pairs of a port held by dead tbrdma processes. */
+static void test_doctor_held_slots(void)
+{
+    load_samples();
+    replace(1, "| summary host=mac-b",
+            "| held host=mac-b device=rdma_en3 port=1 qps=6 text=device rdma_en3: 6 of its queue "
+            "pairs are held by 2 tbrdma processes of mac-b that ended without releasing them "
+            "(killed with SIGKILL, MPI_Abort or a crash): pid 4242 (job [1234,1]) 3, pid 4250 "
+            "(job [1301,1]) 3; Apple's stack frees them only when mac-b restarts; fix: restart "
+            "mac-b, and end jobs with Ctrl-C or kill (SIGTERM), not kill -9\n| summary host=mac-b");
+    CU_ASSERT_EQUAL(run_checks(), 1);
+    assert_one_problem("held-slots", 1, "host mac-b: device rdma_en3: 6 of its queue pairs");
+    CU_ASSERT(cl.solved); /* the port stays usable: the mesh is solved as before */
+}
+
 static void test_doctor_no_ompi(void)
 {
     load_samples();
@@ -358,6 +374,7 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_doctor_no_verbs_library),
     TBRDMA_UT_TEST(test_doctor_no_device_list),
     TBRDMA_UT_TEST(test_doctor_port_diagnosis_passed_on),
+    TBRDMA_UT_TEST(test_doctor_held_slots),
     TBRDMA_UT_TEST(test_doctor_no_ompi),
     TBRDMA_UT_TEST(test_doctor_address_mismatch),
     TBRDMA_UT_TEST(test_doctor_probe_cut_short),

@@ -111,7 +111,7 @@ static void test_ledger_tally_and_sentence(void)
               != strstr(msg, "device rdma_en3: 5 of its queue pairs are held by 2 tbrdma "
                              "processes of mac-b that ended without releasing them"));
     CU_ASSERT(NULL != strstr(msg, "pid 4242 (job [1234,1]) 3"));
-    CU_ASSERT(NULL != strstr(msg, "only when mac-b restarts"));
+    CU_ASSERT(NULL != strstr(msg, "only when mac-b restarts; fix: restart mac-b"));
     for (int i = 0; i < 40; i++) { /* a long list is cut, never overrun */
         tbrdma_ledger_tally_add(&t, &a, "rdma_en3");
     }
