@@ -100,7 +100,8 @@ static void params_table(param_int_t *t)
                          "Priority of coll/tbrdma (0: off). Above coll/tuned's (30) and "
                          "coll/han's (35) it takes the communicators it fits: one process per "
                          "Mac, over pml ob1 and btl tbrdma; any other it leaves to Open MPI's "
-                         "own components. share/coll-tuned.conf sets 90. Range 0..100, "
+                         "own components. The coll-tuned.conf tbrdma installs (share/tbrdma/, for "
+                         "mpirun --tune) sets 90. Range 0..100, "
                          "default " COLL_TBRDMA_STR(COLL_TBRDMA_PRIORITY_DEFAULT)};
     t[1] = (param_int_t){"verbose",
                          &c->verbose,
@@ -108,8 +109,10 @@ static void params_table(param_int_t *t)
                          0,
                          100,
                          OPAL_INFO_LVL_5,
-                         "Verbosity of coll/tbrdma: 1 = which communicators get it; 10 = the "
-                         "algorithm of every MPI_Allreduce. Range 0..100, default 0"};
+                         "Verbosity of coll/tbrdma: 1 = which communicators get it and why not; "
+                         "10 = the way every call of its all-reduce, all-gather and "
+                         "reduce-scatter went (\"deferred\": the component below ran it). "
+                         "Range 0..100, default 0"};
     t[2] = (param_int_t){
         "allreduce_onestep_max",
         &c->onestep_max,
