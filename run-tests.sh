@@ -20,7 +20,8 @@
 #   hpc         real HPC codes, unmodified, over tbrdma on simulated Macs (1 and 2 ranks per Mac),
 #               each compared with the same run over tcp: LAMMPS, GROMACS, NWChem, ScaLAPACK's
 #               tests, HPCC (Open MPI 4.1; LAMMPS, NWChem and ScaLAPACK on 5.0) (test/mpi/hpc.sh)
-#   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; Homebrew steps
+#   tools       tbrdma-doctor, tbrdma-setup and the hostfiles on simulated Macs; make distcheck
+#               and the Homebrew formula (distcheck runs in the background lane); Homebrew steps
 #   bench       the benchmark suite (bench/run --smoke) writes every CSV, plot and report row
 #               it should; bench/compare-jaccl: its MPI half end to end on simulated Macs (4.1
 #               and 5.0), its refusals, its report on recorded samples, the MLX script on a
@@ -306,6 +307,8 @@ stage_add build $(($(date +%s) - t_build)) 0
 # them. source-tree (a configured Open MPI 5.0.7 tree: its configure alone is most of the lane)
 # rotates with homebrew_steps, which uses that tree.
 # The limits allow for the idle class: they are hang guards.
+# make distcheck (tools/distcheck, a build directory of its own) follows them there: the lane
+# has room to spare before it is joined.
 ompi5_builds()
 {
     run_test ompi-5.0 make-chroot 2400 test/ompi5/make-chroot.sh
@@ -315,9 +318,12 @@ ompi5_builds()
     else
         echo "  (ompi-5.0/source-tree and tools/homebrew_steps: in another slice of the rotation)"
     fi
+    if stage_wanted tools; then
+        run_test tools distcheck 1800 test/integration/tools/distcheck.sh
+    fi
 }
 if stage_wanted ompi-5.0; then
-    bg_start "ompi-5.0: build in a Debian 13 chroot" ompi5_builds
+    bg_start "ompi-5.0: build in a Debian 13 chroot; make distcheck" ompi5_builds
 fi
 if stage_wanted unit; then
     echo "== unit"
@@ -432,12 +438,15 @@ hpc_stage()
 
 # Tests of tools/ and bench/ that need the Open MPI 5.0 chroot (after the join).
 TOOLS_50="doctor_ompi_version homebrew_steps"
+# distcheck runs in the background lane, or here when there is none.
+TOOLS_ELSEWHERE="$TOOLS_50 distcheck"
+stage_wanted ompi-5.0 || TOOLS_ELSEWHERE=$TOOLS_50
 
 stage_wanted mpi && mpi_stage 4.1
 stage_wanted hpc && hpc_stage 4.1
 if stage_wanted tools; then
     echo "== tools"
-    run_dir tools test/integration/tools 600 "$TOOLS_50"
+    run_dir tools test/integration/tools 600 "$TOOLS_ELSEWHERE"
 fi
 if stage_wanted bench; then
     echo "== bench (bench/run's outputs and compare-jaccl; timing is never judged)"

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# The Homebrew formula (packaging/homebrew/tbrdma.rb) on Linux, every step but Homebrew itself:
-#   - make distcheck passes; the formula is valid Ruby; make-formula.sh fills in the url (file://,
-#     or a release's https://, in a tap's Formula/) and sha256 of its tarball, and the result
-#     passes Homebrew's audit rules that can be checked without a Mac (audit-formula.rb);
+# The Homebrew formula (packaging/homebrew/tbrdma.rb) on Linux, every step but Homebrew itself
+# (the tarball, the formula's syntax and Homebrew's audit rules: distcheck.sh):
 #   - tbrdma-brew-build refuses, naming both versions, when the installed Open MPI (Debian 12's
 #     4.1.4 ompi_info) is not the version of the source tree (5.0.7);
 #   - in the Open MPI 5.0.7 chroot (test/ompi5, the Homebrew stand-in: the configure-only source
@@ -29,40 +27,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ "$(id -u)" = 0 ] || skip "needs root (the chroot)"
 
-# 1. The formula: the tarball of `make distcheck` (which also builds it from the tarball, runs
-# its unit tests there and installs and uninstalls it), the formula made for it with
-# make-formula.sh, and Homebrew's audit rules that hold without a Mac (audit-formula.rb).
-command -v ruby >/dev/null || fatal "ruby is needed to check the formula's syntax (test/install-deps.sh)"
-check "tbrdma.rb is valid Ruby (ruby -c)" ruby -c "$brew_dir/tbrdma.rb"
-home=$(sed -n 's/^ *\[\(https:[^]]*\)\])$/\1/p' "$top/configure.ac")
-check "the formula's homepage is configure.ac's (AC_INIT: $home)" \
-    grep -qxF "  homepage \"$home\"" "$brew_dir/tbrdma.rb"
-check "configure.ac names the license and a bug-report address" \
-    bash -c "grep -q 'License: BSD-3-Clause' '$top/configure.ac' && grep -q 'AC_INIT(\[tbrdma\], \[[0-9.]*\], \[https://' '$top/configure.ac'"
-check "the template is not publishable as it is (its url and sha256 are slots)" \
-    bash -c "! ruby '$brew_dir/audit-formula.rb' '$brew_dir/tbrdma.rb' >/dev/null"
-make -C "$top/build" distcheck >"$tmp/dist.log" 2>&1 \
-    || { tail -n 30 "$tmp/dist.log" | sed 's/^/    | /'; fatal "make distcheck failed (log above)"; }
-check "make distcheck passed" grep -q "archives ready for distribution" "$tmp/dist.log"
-tarball=$(ls "$top"/build/tbrdma-*.tar.gz | head -n 1)
-name=$(basename "$tarball")
-sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-"$brew_dir/make-formula.sh" "$tarball" >"$tmp/tbrdma.rb"
-check "make-formula.sh: the tarball's file:// URL" grep -q "^  url \"file://$tarball\"$" "$tmp/tbrdma.rb"
-check "make-formula.sh: its sha256" grep -q "^  sha256 \"$sum\"$" "$tmp/tbrdma.rb"
-check "make-formula.sh: nothing left to fill in, and Homebrew's rules hold (file:// allowed)" \
-    ruby "$brew_dir/audit-formula.rb" --local "$tmp/tbrdma.rb"
-url=https://downloads.example.org/tbrdma/$name
-out=$("$brew_dir/make-formula.sh" --url "$url" --tap "$tmp/tap" "$tarball")
-echo "    $out"
-check "make-formula.sh --tap: the tap's Formula/tbrdma.rb with the release's url and sha256" \
-    bash -c "grep -qxF '  url \"$url\"' '$tmp/tap/Formula/tbrdma.rb' \
-        && grep -qxF '  sha256 \"$sum\"' '$tmp/tap/Formula/tbrdma.rb'"
-check "the release formula passes Homebrew's rules as it is (https, license, order, test)" \
-    ruby "$brew_dir/audit-formula.rb" "$tmp/tap/Formula/tbrdma.rb"
-check "make-formula.sh refuses a url that is not https or names another file" \
-    bash -c "! '$brew_dir/make-formula.sh' --url http://x.org/$name '$tarball' >/dev/null 2>&1 \
-        && ! '$brew_dir/make-formula.sh' --url https://x.org/other.tar.gz '$tarball' >/dev/null 2>&1"
+# The release tarball of distcheck.sh (made here when missing).
+tarball=$(ls "$top"/build/dist/tbrdma-*.tar.gz 2>/dev/null | head -n 1)
+if [ -z "$tarball" ]; then
+    echo "no tarball in build/dist: running distcheck.sh"
+    "$here/distcheck.sh" >"$tmp/distcheck.log" 2>&1
+    tarball=$(ls "$top"/build/dist/tbrdma-*.tar.gz 2>/dev/null | head -n 1)
+    [ -n "$tarball" ] || fatal "no release tarball (distcheck.sh: $(tail -n 1 "$tmp/distcheck.log"))"
+fi
 
 # The 5.0.7 tree of source-tree.sh (configured there; made here when missing).
 if [ ! -r "$src/opal/include/opal_config.h" ]; then
