@@ -219,7 +219,7 @@ static params_int_t *params_int_table(size_t *n_p)
                               "default 131072 (two bulk fragments)"};
     table[10] = (params_int_t){"train_frames",
                                &c->train_frames,
-                               9,
+                               TBRDMA_TRAIN_FRAMES_DEFAULT,
                                1,
                                256,
                                OPAL_INFO_LVL_5,
@@ -228,8 +228,9 @@ static params_int_t *params_int_table(size_t *n_p)
                                "bulk message padded to btl_tbrdma_bulk_frames frames (Apple's "
                                "frame rule: a short bulk message crosses the cable as a whole "
                                "one). 1 = never: every message longer than one frame goes bulk. "
-                               "Processes may differ. Range 1..256, default 9 (36,504 bytes: a "
-                               "32 KiB message with ob1's header)"};
+                               "Processes may differ. Range 1..256, default 8 (32,448 bytes: a "
+                               "32 KiB message with ob1's header goes as one bulk message, "
+                               "measured faster so)"};
     params_zcopy_table(table + 11);
     table[15] = (params_int_t){"stats_interval_s",
                                &c->stats_interval_s,

@@ -79,6 +79,10 @@ static inline uint32_t tbrdma_bulk_payload(void)
     return (uint32_t) mca_btl_tbrdma_component.bulk_frames * TBRDMA_FRAME_BYTES - TBRDMA_HDR_BYTES;
 }
 
+/* btl_tbrdma_train_frames' default: trains of up to 8 pieces (32,448 bytes); a 32 KiB message
+ * with ob1's header (9 pieces) goes as one bulk message (docs/design.md, "Trains"). */
+#define TBRDMA_TRAIN_FRAMES_DEFAULT 8
+
 /* Payload bytes of the longest train (btl_tbrdma_train_frames, at most a bulk message's frames
  * of 1-frame payload); 0 when trains are off. */
 static inline uint32_t tbrdma_train_payload(void)

@@ -14,8 +14,8 @@
 #define TB_MAX_DEFAULT (64u << 20)
 #define TB_AROUND      48
 
-static const size_t tb_boundaries[] = {4056,  4096,  8192,  36504, 61440,  61441, 65496,
-                                       65536, 65537, 69592, 69632, 131072, 139264};
+static const size_t tb_boundaries[] = {4056,  4096,  8192,  32448, 36504, 61440,  61441,
+                                       65496, 65536, 65537, 69592, 69632, 131072, 139264};
 
 /* One exchange of len bytes with peer; the initiator sends first. */
 static void tb_exchange(unsigned char *buf, size_t len, int peer, int initiator, int round)
