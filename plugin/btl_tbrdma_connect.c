@@ -162,6 +162,10 @@ static void connect_ledger_write(const mca_btl_tbrdma_module_t *module)
             qps[n++] = tbrdma_verbs_dev_qps(module->devices[p]->vdev);
         }
     }
+    if (0 == n) { /* no device, no queue pair: nothing to record */
+        tbrdma_ledger_file_remove();
+        return;
+    }
     rc = tbrdma_ledger_file_write(mca_btl_tbrdma_component.ledger_dir, module->local.host,
                                   OPAL_JOBID_PRINT(OPAL_PROC_MY_NAME.jobid), devs, qps, n, path,
                                   sizeof(path));

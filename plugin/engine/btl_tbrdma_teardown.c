@@ -11,6 +11,7 @@
 void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module)
 {
     if (!module->verbs_live) {
+        tbrdma_ledger_file_remove(); /* none written without a device: none left */
         return;
     }
     module->verbs_live = false;

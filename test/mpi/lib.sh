@@ -102,6 +102,9 @@ mt_cluster()
     shift
     tc_init m 10.95
     tc_up --hosts 4 --addressing "$addressing" "$@" || fatal "tbcluster up failed"
+    # every rank, however launched, keeps its slot ledger records in the cluster's own directory
+    export OMPI_MCA_btl_tbrdma_ledger_dir
+    OMPI_MCA_btl_tbrdma_ledger_dir=$(mt_ledger_dir)
     MT_MESH_ARGS=()
     if [ linklocal = "$addressing" ]; then
         mesh=$TBSIM_DIR/mesh.txt
@@ -340,16 +343,24 @@ mt_reclaim()
     return 0
 }
 
+# mt_nothing_held NAME: the simulator holds no queue pair or memory region, and the slot ledger
+# has no record left.
 mt_nothing_held()
 {
-    local out
+    local out records
     out=$("$TBSIMCTL" held)
-    if [ $? -eq 0 ]; then
-        pass "$1: no queue pair or memory region left held"
-        return 0
+    if [ $? -ne 0 ]; then
+        fail "$1: $(echo "$out" | tr '\n' ';')"
+        return 1
     fi
-    fail "$1: $(echo "$out" | tr '\n' ';')"
-    return 1
+    # what no process holds, no slot ledger record may claim (a record outlives only the dead,
+    # whose slots are then still held)
+    records=$(mt_ledger_records)
+    if [ -n "$records" ]; then
+        fail "$1: nothing held, but slot ledger records are left: $(echo "$records" | tr '\n' ';')"
+        return 1
+    fi
+    pass "$1: no queue pair or memory region left held, no slot ledger record"
 }
 
 # mt_stat FIELD: the sum over every rank's final "tbrdma stats:" and "tbrdma zcopy:" lines (not

@@ -34,6 +34,8 @@ cluster_up()
 {
     tc_init i 10.96
     tc_up "$@" || fatal "tbcluster up $* failed"
+    # the ranks' slot ledger records in the cluster's own directory, not the host's /tmp
+    export OMPI_MCA_btl_tbrdma_ledger_dir="$TBSIM_DIR/ledger"
 }
 
 # on HOST CMD...: runs CMD on a simulated Mac.
