@@ -323,7 +323,9 @@ ompi5_builds()
     fi
 }
 if stage_wanted ompi-5.0; then
-    bg_start "ompi-5.0: build in a Debian 13 chroot; make distcheck" ompi5_builds
+    bg_title="ompi-5.0: build in a Debian 13 chroot"
+    stage_wanted tools && bg_title="$bg_title; make distcheck"
+    bg_start "$bg_title" ompi5_builds
 fi
 if stage_wanted unit; then
     echo "== unit"
