@@ -183,7 +183,7 @@ static void print_port_parsable(const info_opts_t *opts, const tbrdma_port_info_
                                 tbrdma_diag_t diag)
 {
     char ipv4[24], gid[TBRDMA_GID_STR_MAX], msg[INFO_MSG_MAX];
-    int i;
+    int i, held;
 
     format_ipv4(port, ipv4, sizeof(ipv4));
     printf("port host=%s device=%s port=%d state=%s link_layer=%s mtu=%d ifname=%s ipv4=%s "
@@ -205,10 +205,10 @@ static void print_port_parsable(const info_opts_t *opts, const tbrdma_port_info_
         printf("diag host=%s device=%s port=%d name=%s text=%s\n", opts->host, port->device,
                port->port_num, tbrdma_diag_name(diag), msg);
     }
-    i = tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, msg, sizeof(msg));
-    if (0 < i) {
+    held = tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, msg, sizeof(msg));
+    if (0 < held) {
         printf("held host=%s device=%s port=%d qps=%d text=%s\n", opts->host, port->device,
-               port->port_num, i, msg);
+               port->port_num, held, msg);
     }
 }
 
