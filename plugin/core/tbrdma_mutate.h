@@ -29,6 +29,7 @@
     X(UNREAD_JUDGED)          /* a pass that left completions unread declares peers lost */    \
     X(ZC_SAME_FRAMES)         /* zero-copy chunks outstanding at once may span equal frames */ \
     X(ZC_ACCEPT_WITHOUT_DONE) /* a chunk is accepted once its receive completed */             \
+    X(ZC_DEADLINE_FROM_DONE)  /* a chunk's data is timed from its DONE alone */                \
     X(QP_BUDGET_PER_PROCESS)  /* the 10 queue pairs of a device are counted per process */     \
     X(GID_INDEX_1)            /* the source GID index is 1, whatever the table holds */        \
     X(CABLES_OWN_ORDER)       /* each host orders a pair's cables by its own device names */   \

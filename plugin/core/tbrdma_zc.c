@@ -217,9 +217,14 @@ void tbrdma_zc_pace_lost(tbrdma_zc_pace_t *p)
     p->ps_per_byte = zc_pace_clamp(2ull * p->ps_per_byte);
 }
 
-uint64_t tbrdma_zc_deadline(const tbrdma_zc_pace_t *p, uint64_t now, uint32_t len, uint32_t rto_ns)
+uint64_t tbrdma_zc_deadline(const tbrdma_zc_pace_t *p, uint64_t done_ns, uint32_t len,
+                            uint32_t rto_ns)
 {
-    return now + 2ull * rto_ns + (uint64_t) len * p->ps_per_byte / 1000;
+    uint64_t start = (done_ns > p->last_arrival_ns || TBRDMA_MUTANT(ZC_DEADLINE_FROM_DONE))
+                         ? done_ns
+                         : p->last_arrival_ns;
+
+    return start + 2ull * rto_ns + (uint64_t) len * p->ps_per_byte / 1000;
 }
 
 /* ---- epochs ---------------------------------------------------------------------------- */

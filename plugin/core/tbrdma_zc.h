@@ -109,7 +109,10 @@ const char *tbrdma_zc_reason_name(tbrdma_zc_reason_t why);
 
 /*
  * A chunk whose DONE came is declared lost when its data has not arrived within two
- * retransmission timeouts of the reliable channel plus its length at the connection's pace.
+ * retransmission timeouts of the reliable channel plus its length at the connection's pace,
+ * counted from when the wire could be this chunk's: its DONE, or the previous chunk's arrival,
+ * whichever was later (the owner sends chunks in order on one queue pair, so a chunk's data
+ * waits behind the data of the chunks before it, while its DONE may pass them).
  * The pace is learnt: it starts at 1 ns a byte (1 GB/s: the link model's rate; Apple's cable
  * carries about 9 GB/s), rises at once to twice the time a byte of an accepted chunk took on
  * the wire (a slower or shared link), decays by an eighth a chunk towards it, and doubles at
@@ -140,8 +143,10 @@ void tbrdma_zc_pace_chunk(tbrdma_zc_pace_t *p, uint32_t len, uint64_t granted_ns
 /* A chunk was declared lost: the next ones are given twice as long. */
 void tbrdma_zc_pace_lost(tbrdma_zc_pace_t *p);
 
-/* When the data of a chunk of len bytes whose DONE came at now is declared lost. */
-uint64_t tbrdma_zc_deadline(const tbrdma_zc_pace_t *p, uint64_t now, uint32_t len, uint32_t rto_ns);
+/* When the data of a chunk of len bytes whose DONE came at done_ns is declared lost: from the
+ * later of done_ns and the previous chunk's arrival, two rto_ns plus its length at the pace. */
+uint64_t tbrdma_zc_deadline(const tbrdma_zc_pace_t *p, uint64_t done_ns, uint32_t len,
+                            uint32_t rto_ns);
 
 /* ---- epochs ---------------------------------------------------------------------------- */
 

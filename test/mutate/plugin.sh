@@ -46,6 +46,7 @@ stall_unforgiven       unit/test_live           test_live_stall_is_forgiven
 unread_judged          unit/test_live           test_live_unread_completions_never_lose
 zc_same_frames         unit/test_zc             test_zc_chunk_len_windows_distinct
 zc_accept_without_done unit/test_zc             test_zc_judge
+zc_deadline_from_done  unit/test_zc             test_zc_deadline_wire
 qp_budget_per_process  unit/test_conn           test_budget_arithmetic
 gid_index_1            unit/test_gid            test_gid_find_ipv4_mapped_apple_table
 cables_own_order       unit/test_mesh           test_mesh_solve_duplicate_cables_order_independent

@@ -212,6 +212,23 @@ static void test_zc_deadline(void)
     CU_ASSERT(16773120ull * 1000 == tbrdma_zc_deadline(&p, 0, 16773120, 0));
 }
 
+/* A chunk's data waits on the wire behind the chunks before it, while its DONE may pass them:
+ * its time counts from the later of its DONE and the previous chunk's arrival. */
+static void test_zc_deadline_wire(void)
+{
+    tbrdma_zc_pace_t p;
+    const uint32_t mib = 1 << 20;
+
+    tbrdma_zc_pace_init(&p);
+    p.ps_per_byte = 40000;                         /* 40 ns a byte */
+    tbrdma_zc_pace_chunk(&p, mib, 0, 20ull * mib); /* twice 20 ns a byte: stays 40 */
+    CU_ASSERT(40000 == p.ps_per_byte);
+    /* a 4 KiB chunk whose DONE came long before the 1 MiB chunk ahead of it had arrived */
+    CU_ASSERT(20ull * mib + 2 * 10 + 4096 * 40 == tbrdma_zc_deadline(&p, 1000, 4096, 10));
+    /* a DONE after that arrival: from the DONE */
+    CU_ASSERT(30ull * mib + 4096 * 40 == tbrdma_zc_deadline(&p, 30ull * mib, 4096, 0));
+}
+
 /* A chunk still on a slow wire is declared lost a few times at most, not again and again. */
 static void test_zc_pace(void)
 {
@@ -436,6 +453,7 @@ int main(void)
         TBRDMA_UT_TEST(test_zc_chunk_len_windows_distinct),
         TBRDMA_UT_TEST(test_zc_judge),
         TBRDMA_UT_TEST(test_zc_deadline),
+        TBRDMA_UT_TEST(test_zc_deadline_wire),
         TBRDMA_UT_TEST(test_zc_pace),
         TBRDMA_UT_TEST(test_zc_pace_chunk),
         TBRDMA_UT_TEST(test_zc_hello),

@@ -223,7 +223,7 @@ void mca_btl_tbrdma_zc_recv(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     } else if (TBRDMA_ZC_GRANT == m.type) {
         mca_btl_tbrdma_zc_send_grant(module, ep, &m);
     } else {
-        mca_btl_tbrdma_zc_get_done(module, ep, &m, module->clock_ns);
+        mca_btl_tbrdma_zc_get_done(ep, &m, module->clock_ns);
     }
 }
 

@@ -113,11 +113,10 @@ void mca_btl_tbrdma_zc_get_recv(mca_btl_tbrdma_endpoint_t *ep, uint32_t slot, ui
     c->arrived_ns = now;
 }
 
-void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                                const tbrdma_zc_msg_t *m, uint64_t now)
+void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_zc_msg_t *m,
+                                uint64_t now)
 {
     mca_btl_tbrdma_zc_t *zc = ep->zc;
-    uint32_t rto = tbrdma_rel_tx_rto_base(&ep->chan[TBRDMA_CHAN_EAGER].tx, &module->timing);
 
     for (int i = 0; i < zc->nchunks; i++) {
         mca_btl_tbrdma_zc_chunk_t *c = &zc->chunk[(zc->chead + i) % TBRDMA_ZC_WINDOW_MAX];
@@ -129,7 +128,7 @@ void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_
         c->st.done_len = m->len;
         c->st.done_status = m->status;
         c->done_crc = m->crc;
-        c->st.deadline = tbrdma_zc_deadline(&zc->pace, now, c->st.len, rto);
+        c->done_ns = now; /* its deadline is set when it is the oldest (get_judge) */
         return;
     }
 }
@@ -166,12 +165,15 @@ static void get_accept(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_zc_t *zc,
 static int get_judge(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep, uint64_t now)
 {
     mca_btl_tbrdma_zc_t *zc = ep->zc;
+    uint32_t rto = tbrdma_rel_tx_rto_base(&ep->chan[TBRDMA_CHAN_EAGER].tx, &module->timing);
     tbrdma_zc_reason_t why;
 
     while (0 < zc->nchunks) {
         mca_btl_tbrdma_zc_chunk_t *c = &zc->chunk[zc->chead];
         tbrdma_zc_verdict_t v;
 
+        /* only now: its data may have waited on the wire for the chunks accepted before it */
+        c->st.deadline = tbrdma_zc_deadline(&zc->pace, c->done_ns, c->st.len, rto);
         get_check_crc(ep, c);
         v = tbrdma_zc_judge(&c->st, now, &why);
         if (TBRDMA_ZC_WAIT == v) {

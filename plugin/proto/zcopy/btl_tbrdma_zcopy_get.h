@@ -24,8 +24,8 @@ void mca_btl_tbrdma_zc_get_recv(mca_btl_tbrdma_endpoint_t *ep, uint32_t slot, ui
                                 const tbrdma_vwc_t *wc, uint64_t now);
 
 /* A DONE from the owner (token). */
-void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t *ep,
-                                const tbrdma_zc_msg_t *m, uint64_t now);
+void mca_btl_tbrdma_zc_get_done(mca_btl_tbrdma_endpoint_t *ep, const tbrdma_zc_msg_t *m,
+                                uint64_t now);
 
 /* Outstanding chunks are given up (new epoch): their bytes are granted again later. */
 void mca_btl_tbrdma_zc_get_rewind(mca_btl_tbrdma_endpoint_t *ep);

@@ -30,6 +30,7 @@ typedef struct mca_btl_tbrdma_zc_chunk_t {
     uint32_t done_crc;               /* DONE's CRC32C */
     bool crc_checked;                /* the data's CRC32C was compared (st.crc_bad) */
     uint64_t granted_ns, arrived_ns; /* when it was granted, when its receive completed */
+    uint64_t done_ns;                /* when its DONE came */
     tbrdma_zc_chunk_state_t st;
 } mca_btl_tbrdma_zc_chunk_t;
 
