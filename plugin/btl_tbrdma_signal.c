@@ -18,12 +18,15 @@
 #include "core/tbrdma_mutate.h"
 #include "engine/btl_tbrdma_teardown.h"
 
-#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
-#define SIGNAL_COUNT       3
-#define SIGNAL_WAIT_YIELDS 20000 /* how long the handler waits for another thread's pass */
+#define SIGNAL_COUNT 3
+/* How long the handler waits for another thread's pass: half the second Open MPI's launchers
+ * leave between their SIGTERM and their SIGKILL. */
+#define SIGNAL_WAIT_NS 500000000ull
+#define SIGNAL_NAP_NS  20000L
 
 static const int signal_numbers[SIGNAL_COUNT] = {SIGTERM, SIGINT, SIGHUP};
 static struct sigaction signal_saved[SIGNAL_COUNT];
@@ -41,18 +44,25 @@ static int signal_index(int sig)
 
 /*
  * Runs on the thread the signal interrupted. If that thread holds the token, its interrupted
- * pass never resumes (the process ends), so releasing is safe; if another thread holds it, the
- * handler waits a little for it, then releases anyway: the process is ending.
+ * pass never resumes (the process ends), so releasing is safe, and a release it was in the
+ * middle of is finished; if another thread holds it (a pass, or a release after a lost peer),
+ * the handler sleeps until it is free, for at most SIGNAL_WAIT_NS by the clock (sleeps, so that
+ * thread gets the CPU on a loaded machine), then releases what is left anyway: the process is
+ * ending. Until 2026-12-06 it gave up after 20000 sched_yield()s, and it skipped the release
+ * when another thread's was under way, so the process could end before that one had finished.
  */
 static void signal_handler(int sig)
 {
     mca_btl_tbrdma_module_t *module = mca_btl_tbrdma_component.module;
-    int i = signal_index(sig), waited = 0;
+    const struct timespec nap = {0, SIGNAL_NAP_NS};
+    int i = signal_index(sig);
 
     mca_btl_tbrdma_in_signal = 1;
-    if (NULL != module && module->verbs_live) {
-        while (!mca_btl_tbrdma_token_try(module) && waited++ < SIGNAL_WAIT_YIELDS) {
-            sched_yield();
+    if (NULL != module) {
+        uint64_t until = mca_btl_tbrdma_now() + SIGNAL_WAIT_NS;
+
+        while (!mca_btl_tbrdma_token_try(module) && mca_btl_tbrdma_now() < until) {
+            nanosleep(&nap, NULL);
         }
         mca_btl_tbrdma_release_verbs_only(module);
     }

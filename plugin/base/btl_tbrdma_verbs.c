@@ -252,11 +252,13 @@ int tbrdma_verbs_mr_reg(tbrdma_vdev_t *dev, void *addr, size_t len, tbrdma_vmr_t
 
 void tbrdma_verbs_mr_dereg(tbrdma_vmr_t *mr)
 {
-    if (NULL != mr->handle) {
-        tbrdma_verbs_fn.dereg_mr(mr->handle);
-    }
-    mr->handle = NULL;
+    struct ibv_mr *m = mr->handle;
+
+    mr->handle = NULL; /* first: a release interrupted here is not done twice */
     mr->lkey = 0;
+    if (NULL != m) {
+        tbrdma_verbs_fn.dereg_mr(m);
+    }
 }
 
 static int verbs_qp_init(struct ibv_qp *qp, int port_num)

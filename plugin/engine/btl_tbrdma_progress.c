@@ -2,9 +2,8 @@
  * tbrdma's progress (engine layer): the pass that polls completions, moves frames and runs the
  * timers, called by the component's progress function (application threads), by the liveness
  * thread (btl_tbrdma_liveness.c), by the connection handshake and by finalize's drain; and how a
- * lost peer is reported to ob1: one message naming both hosts, the cable and the reason, every
- * queue pair and memory region released (ob1's error callback aborts the job), then the error
- * callback.
+ * lost peer is reported to ob1: every queue pair and memory region released, one message naming
+ * both hosts, the cable and the reason, then the error callback (ob1's aborts the job).
  */
 #include "engine/btl_tbrdma_progress.h"
 #include "base/btl_tbrdma_output.h"
@@ -22,10 +21,11 @@
 
 /* ---- failures --------------------------------------------------------------------------- */
 
-/* The first failed endpoint not reported yet: its message, once. */
-static mca_btl_tbrdma_endpoint_t *progress_report_one(mca_btl_tbrdma_module_t *module)
+/* The first failed endpoint not reported yet, its message in msg (shown once). */
+static mca_btl_tbrdma_endpoint_t *progress_report_one(mca_btl_tbrdma_module_t *module, char *msg,
+                                                      size_t len)
 {
-    char where[TBRDMA_MSG_MAX / 2], msg[TBRDMA_MSG_MAX];
+    char where[TBRDMA_MSG_MAX / 2];
 
     for (int i = 0; i < module->neps; i++) {
         mca_btl_tbrdma_endpoint_t *ep = module->eps[i];
@@ -35,21 +35,22 @@ static mca_btl_tbrdma_endpoint_t *progress_report_one(mca_btl_tbrdma_module_t *m
         }
         ep->fail_reported = 1;
         mca_btl_tbrdma_endpoint_describe(module, ep, where, sizeof(where));
-        snprintf(msg, sizeof(msg), "host %s (%s): lost %s: %s", module->local.host,
+        snprintf(msg, len, "host %s (%s): lost %s: %s", module->local.host,
                  OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), where, ep->fail_reason);
-        mca_btl_tbrdma_show_help("peer-lost", msg);
         return ep;
     }
     return NULL;
 }
 
 /*
- * Reports failures to ob1 (application thread, token held once; releases it): the message,
- * then every verbs resource released (ob1's error callback ends the process), then the callback.
+ * Reports failures to ob1 (application thread, token held once; releases it): every verbs
+ * resource released first (ob1's error callback ends the process, and the launcher may end it
+ * sooner: the message can take long to get out), then the message, then the callback.
  */
 static void progress_report_failures(mca_btl_tbrdma_module_t *module)
 {
-    mca_btl_tbrdma_endpoint_t *ep = progress_report_one(module);
+    char msg[TBRDMA_MSG_MAX];
+    mca_btl_tbrdma_endpoint_t *ep = progress_report_one(module, msg, sizeof(msg));
 
     module->failure_pending = false;
     if (NULL == ep) {
@@ -59,6 +60,7 @@ static void progress_report_failures(mca_btl_tbrdma_module_t *module)
     mca_btl_tbrdma_release_verbs(module);
     mca_btl_tbrdma_zc_fail_all(module, OPAL_ERR_UNREACH); /* gets in flight end, not hang */
     mca_btl_tbrdma_token_release(module);
+    mca_btl_tbrdma_show_help("peer-lost", msg);
     if (NULL != module->error_cb) {
         module->error_cb(&module->super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc, ep->fail_reason);
     }

@@ -154,9 +154,11 @@ void mca_btl_tbrdma_device_release(mca_btl_tbrdma_device_t *dev)
     if (NULL == dev) {
         return;
     }
+    tbrdma_vdev_t *vdev = dev->vdev;
+
     tbrdma_verbs_mr_dereg(&dev->mr);
-    tbrdma_verbs_dev_close(dev->vdev);
-    dev->vdev = NULL;
+    dev->vdev = NULL; /* first: a release interrupted here is not done twice */
+    tbrdma_verbs_dev_close(vdev);
 }
 
 void mca_btl_tbrdma_device_free(mca_btl_tbrdma_device_t *dev)

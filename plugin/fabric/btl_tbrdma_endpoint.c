@@ -214,8 +214,10 @@ int mca_btl_tbrdma_endpoint_connect(const mca_btl_tbrdma_module_t *module,
 void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep)
 {
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
-        tbrdma_verbs_qp_destroy(ep->chan[c].qp);
-        ep->chan[c].qp = NULL;
+        tbrdma_vqp_t *qp = ep->chan[c].qp;
+
+        ep->chan[c].qp = NULL; /* first: a release interrupted here is not done twice */
+        tbrdma_verbs_qp_destroy(qp);
     }
 }
 

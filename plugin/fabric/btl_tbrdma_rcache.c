@@ -185,12 +185,14 @@ void mca_btl_tbrdma_rcache_release(mca_btl_tbrdma_device_t *dev)
     mca_btl_tbrdma_rcache_t *rc = (NULL != dev) ? dev->zc : NULL;
     int locked;
 
-    if (NULL == rc || rc->released) {
+    if (NULL == rc) {
         return;
     }
     locked = rcache_lock_release(rc);
-    rc->released = true;
-    rc->at_release = rc->nregs;
+    if (!rc->released) {
+        rc->released = true;
+        rc->at_release = rc->nregs;
+    }
     for (mca_btl_tbrdma_reg_t *r = rc->live; NULL != r; r = r->next) {
         tbrdma_verbs_mr_dereg(&r->mr); /* the record stays until grdma lets it go */
     }

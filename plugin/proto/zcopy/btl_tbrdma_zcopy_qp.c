@@ -61,8 +61,10 @@ void mca_btl_tbrdma_zc_setup(mca_btl_tbrdma_endpoint_t *ep)
 
 void mca_btl_tbrdma_zc_qp_destroy(mca_btl_tbrdma_zc_t *zc)
 {
-    tbrdma_verbs_qp_destroy(zc->qp);
-    zc->qp = NULL;
+    tbrdma_vqp_t *qp = zc->qp;
+
+    zc->qp = NULL; /* first: a release interrupted here is not done twice */
+    tbrdma_verbs_qp_destroy(qp);
     zc->qpn = 0;
     zc->grant_head = 0;
     zc->ngrants = 0;
