@@ -48,8 +48,8 @@ static int signal_index(int sig)
  * middle of is finished; if another thread holds it (a pass, or a release after a lost peer),
  * the handler sleeps until it is free, for at most SIGNAL_WAIT_NS by the clock (sleeps, so that
  * thread gets the CPU on a loaded machine), then releases what is left anyway: the process is
- * ending. Until 2026-12-06 it gave up after 20000 sched_yield()s, and it skipped the release
- * when another thread's was under way, so the process could end before that one had finished.
+ * ending. A bounded count of sched_yield()s, and skipping the release when another thread's
+ * was under way, let the process end before that one had finished.
  */
 static void signal_handler(int sig)
 {
