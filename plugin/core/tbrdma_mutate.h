@@ -45,7 +45,8 @@
     X(SIGNAL_ANY_DISPOSITION) /* the signal handler replaces the application's own */          \
     X(BULK_UNPADDED)          /* a short bulk message is sent at its own frame count */        \
     X(SENDI_DOUBLE_RELEASE)   /* a sendi frame is released for its owner too */                \
-    X(WATCHDOG_OFF)           /* unacknowledged frames never end a wait */
+    X(WATCHDOG_OFF)           /* unacknowledged frames never end a wait */                     \
+    X(RING_FULL_ONE_LATE)     /* a hand-off ring takes one entry more than it has slots */
 
 #ifdef TBRDMA_MUTATIONS
 enum tbrdma_mutation {

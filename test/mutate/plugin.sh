@@ -63,6 +63,7 @@ signal_any_disposition mpi/signal               own:
 bulk_unpadded          mpi/suite:p2p:1          pingpong:
 sendi_double_release   mpi/suite:p2p:1          pingpong:
 watchdog_off           mpi/outage:1             starve:
+ring_full_one_late     unit/test_ring           test_ring_full_and_order
 TABLE
 )
 

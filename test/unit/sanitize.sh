@@ -34,8 +34,10 @@ if [ ! -f config.status ] || [ "$SAN_TOP/configure" -nt config.status ]; then
     step configure "$SAN_TOP/configure" CC="$SAN_CC" \
         CFLAGS="-g -O1 -fno-omit-frame-pointer $sans" LDFLAGS="$sans"
 fi
-# What test/unit links (plugin/core's libraries, tools' libtbrdma_doctor), then the tests.
-step build-libs sh -c 'make -C plugin/core -j2 && make -C tools -j2 libtbrdma_doctor.la'
+# What test/unit links (plugin/core's libraries, plugin's libtbrdma_sys, tools'
+# libtbrdma_doctor), then the tests.
+step build-libs sh -c 'make -C plugin/core -j2 && make -C plugin -j2 libtbrdma_sys.la \
+    && make -C tools -j2 libtbrdma_doctor.la'
 rm -f test/unit/*.trs test/unit/test_*.log
 make -C test/unit -j2 check >"$SAN_DIR/check.log" 2>&1
 check_rc=$?
