@@ -45,7 +45,8 @@ static mca_btl_tbrdma_endpoint_t *progress_report_one(mca_btl_tbrdma_module_t *m
 /*
  * Reports failures to ob1 (application thread, token held once; releases it): every verbs
  * resource released first (ob1's error callback ends the process, and the launcher may end it
- * sooner: the message can take long to get out), then the message, then the callback.
+ * sooner: the message can take long to get out), then the message, then the zero-copy gets
+ * failed (ob1 aborts at the first), then the callback.
  */
 static void progress_report_failures(mca_btl_tbrdma_module_t *module)
 {
@@ -58,9 +59,9 @@ static void progress_report_failures(mca_btl_tbrdma_module_t *module)
         return;
     }
     mca_btl_tbrdma_release_verbs(module);
+    mca_btl_tbrdma_show_help("peer-lost", msg); /* before the gets fail: ob1 aborts on those */
     mca_btl_tbrdma_zc_fail_all(module, OPAL_ERR_UNREACH); /* gets in flight end, not hang */
     mca_btl_tbrdma_token_release(module);
-    mca_btl_tbrdma_show_help("peer-lost", msg);
     if (NULL != module->error_cb) {
         module->error_cb(&module->super, MCA_BTL_ERROR_FLAGS_FATAL, ep->proc, ep->fail_reason);
     }
