@@ -3,6 +3,8 @@
 # MPI_Allreduce (float32 sum, tb_coll_bench, every result checked), 2 simulated Macs, one rank
 # each, one cable, Open MPI 4.1, over tbrdma alone. Each NAME is a setting: ARGS are mpirun
 # arguments (MCA settings) added to the shipped defaults; NAME= with nothing is the defaults.
+# A setting with its own --mca btl replaces tbrdma's (tcp='--mca btl self,tcp': Open MPI's TCP
+# over the same simulated cable, the interfaces the cable joins).
 # The settings take turns, round after round, in one cluster: a shared machine's load drifts,
 # and every setting sees it alike. Prints per size the best time of each setting over the rounds
 # (us) and its ratio to the first setting's (< 1: faster than the first); writes CSV.
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     *) echo "ab.sh: $1 is not NAME=ARGS" >&2 && exit 2 ;;
     esac
 done
-[ ${#names[@]} -ge 1 ] || { sed -n '2,17s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ ${#names[@]} -ge 1 ] || { sed -n '2,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 CHECK_NAME=ab
 export MT_TIMEOUT=${MT_TIMEOUT:-1800}
 # shellcheck source=../test/mpi/lib.sh
@@ -53,7 +55,9 @@ for r in $(seq "$rounds"); do
     for i in "${!names[@]}"; do
         n=${names[$i]} out=$TC_TMP/${names[$i]}.$r
         read -ra a <<<"${args[$i]}"
-        mt_launch 2 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
+        btl=(--mca btl self,tbrdma)
+        [[ " ${args[$i]} " == *" --mca btl "* ]] && btl=() # the setting names its own transports
+        mt_launch 2 1 --map-by node --mca pml ob1 "${btl[@]}" \
             --mca opal_mca_base_component_path "${comp[$n]:-$MT_COMPONENTS}" \
             --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_peer_timeout_ms 60000 \
             "${a[@]}" "$bin" --impl "$n" --min "$min" --max "$max" --factor "$factor" \
