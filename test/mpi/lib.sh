@@ -122,18 +122,41 @@ mt_cluster()
 # Open MPI sets by itself on an oversubscribed node; MT_YIELD=0 turns it off).
 mt_launch()
 {
-    local np=$1 slots=$2
+    local np=$1 slots=$2 dog rc
     shift 2
     set -- --bind-to none --mca mpi_yield_when_idle "${MT_YIELD:-1}" "$@"
     # a mutant of the mutable build (test/mutate/plugin.sh) is chosen in every rank
     [ -z "${TBRDMA_MUTANT:-}" ] || set -- -x TBRDMA_MUTANT "$@"
+    # a job about to be stopped for its time says what its processes wait in, first
+    (sleep $((MT_TIMEOUT > 4 ? MT_TIMEOUT - 2 : 2)) && mt_hang_report) &
+    dog=$!
     if [ 5.0 = "$MT_FLAVOUR" ]; then
         timeout -k 10 "$MT_TIMEOUT" "$MT_REPO/test/ompi5/cluster-mpirun.sh" --np "$np" \
             --slots "$slots" -- "$@"
     else
         timeout -k 10 "$MT_TIMEOUT" "$MT_TBCLUSTER" mpirun --np "$np" --slots "$slots" -- "$@"
     fi
+    rc=$?
+    pkill -P "$dog" 2>/dev/null
+    kill "$dog" 2>/dev/null
+    wait "$dog" 2>/dev/null
+    return $rc
 }
+
+# mt_hang_report: to stderr, the job's processes (launcher and ranks) and what each thread of a
+# rank waits in (wchan), for a job that runs out of its time (MT_TIMEOUT).
+mt_hang_report()
+{
+    local p t
+    echo "tbtest: the job still runs near its limit of ${MT_TIMEOUT} s; its processes:"
+    ps -eo pid,ppid,stat,wchan:28,etime,args | grep -E "tb_|mpirun|prterun|prted|orted" \
+        | grep -v grep | cut -c1-200
+    for p in $(pgrep -f "$MT_BIN/tb_"); do
+        for t in /proc/"$p"/task/*; do
+            echo "  pid $p thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)): waits in $(cat "$t/wchan" 2>/dev/null)"
+        done
+    done
+} >&2
 
 # mt_split WORDS... -- COMMAND...: MT_ARGS gets the words before --, MT_CMD the command after it.
 mt_split()
