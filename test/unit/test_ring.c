@@ -31,6 +31,17 @@ static void *ring_mem(size_t n)
     return m;
 }
 
+/* An empty ring of cap slots in fresh memory; *n_p gets its size. */
+static void *ring_made(uint32_t cap, size_t *n_p)
+{
+    void *m;
+
+    *n_p = tbrdma_ring_bytes(cap);
+    m = ring_mem(*n_p);
+    CU_ASSERT_FATAL(NULL != m && 0 == tbrdma_ring_init(m, *n_p, cap));
+    return m;
+}
+
 static void test_ring_sizes_and_layout_refused(void)
 {
     size_t n = tbrdma_ring_bytes(8);
@@ -59,12 +70,11 @@ static void test_ring_sizes_and_layout_refused(void)
 
 static void test_ring_full_and_order(void)
 {
-    size_t n = tbrdma_ring_bytes(8);
-    void *m = ring_mem(n);
+    size_t n;
+    void *m = ring_made(8, &n);
     tbrdma_ring_t p, c;
     uint32_t v;
 
-    CU_ASSERT_FATAL(0 == tbrdma_ring_init(m, n, 8));
     CU_ASSERT_FATAL(0 == tbrdma_ring_attach(&p, m, n, 1) && 0 == tbrdma_ring_attach(&c, m, n, 0));
     CU_ASSERT(-EAGAIN == tbrdma_ring_pop(&c, &v));
     for (uint32_t i = 0; i < 8; i++) {
@@ -83,13 +93,12 @@ static void test_ring_full_and_order(void)
 /* Indices start just below 2^32: pushes and pops across the wrap, entries in order. */
 static void test_ring_indices_wrap(void)
 {
-    size_t n = tbrdma_ring_bytes(4);
-    void *m = ring_mem(n);
+    size_t n;
+    void *m = ring_made(4, &n);
     tbrdma_ring_shared_t *sh = m;
     tbrdma_ring_t p, c;
     uint32_t v, next = 0, want = 0;
 
-    CU_ASSERT_FATAL(0 == tbrdma_ring_init(m, n, 4));
     atomic_store(&sh->tail, UINT32_MAX - 5);
     atomic_store(&sh->head, UINT32_MAX - 5);
     CU_ASSERT_FATAL(0 == tbrdma_ring_attach(&p, m, n, 1) && 0 == tbrdma_ring_attach(&c, m, n, 0));
@@ -115,13 +124,12 @@ static void test_ring_indices_wrap(void)
 /* The other side publishes an index that cannot be: reported, nothing read or written past. */
 static void test_ring_impossible_indices(void)
 {
-    size_t n = tbrdma_ring_bytes(4);
-    void *m = ring_mem(n);
+    size_t n;
+    void *m = ring_made(4, &n);
     tbrdma_ring_shared_t *sh = m;
     tbrdma_ring_t p, c;
     uint32_t v;
 
-    CU_ASSERT_FATAL(0 == tbrdma_ring_init(m, n, 4));
     CU_ASSERT_FATAL(0 == tbrdma_ring_attach(&c, m, n, 0));
     atomic_store(&sh->tail, 5); /* 5 entries in 4 slots */
     CU_ASSERT(-EPIPE == tbrdma_ring_pop(&c, &v));
@@ -141,11 +149,10 @@ static void test_ring_impossible_indices(void)
 /* The capacity is the one seen at attach: a larger one written later changes nothing. */
 static void test_ring_capacity_taken_at_attach(void)
 {
-    size_t n = tbrdma_ring_bytes(4);
-    void *m = ring_mem(n);
+    size_t n;
+    void *m = ring_made(4, &n);
     tbrdma_ring_t p;
 
-    CU_ASSERT_FATAL(0 == tbrdma_ring_init(m, n, 4));
     CU_ASSERT_FATAL(0 == tbrdma_ring_attach(&p, m, n, 1));
     ((tbrdma_ring_shared_t *) m)->cap = TBRDMA_RING_CAP_MAX;
     for (int i = 0; i < 4; i++) {
