@@ -43,24 +43,53 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* One turn of the ring ping-pong: push v on out, wait for it on in. */
+/* rc of a ring call that returned something other than 0 or -EAGAIN: a broken ring. */
+static void ring_failed(int rc)
+{
+    fprintf(stderr, "shm_handoff: the ring failed (%d)\n", rc);
+    _exit(1);
+}
+
+static void ring_push_wait(tbrdma_ring_t *r, uint32_t v)
+{
+    int rc;
+
+    while (-EAGAIN == (rc = tbrdma_ring_push(r, v))) {
+    }
+    if (0 != rc) {
+        ring_failed(rc);
+    }
+}
+
+static uint32_t ring_pop_wait(tbrdma_ring_t *r)
+{
+    uint32_t v = 0;
+    int rc;
+
+    while (-EAGAIN == (rc = tbrdma_ring_pop(r, &v))) {
+    }
+    if (0 != rc) {
+        ring_failed(rc);
+    }
+    return v;
+}
+
+/* One turn of the ring ping-pong: the first side pushes v on out and waits for it on in, the
+ * other waits for it on in and pushes it back on out. */
 static void ring_turn(tbrdma_ring_t *out, tbrdma_ring_t *in, uint32_t v, int first)
 {
     uint32_t got;
 
     if (first) {
-        while (0 != tbrdma_ring_push(out, v)) {
-        }
+        ring_push_wait(out, v);
     }
-    while (0 != tbrdma_ring_pop(in, &got)) {
-    }
+    got = ring_pop_wait(in);
     if (got != v) {
         fprintf(stderr, "shm_handoff: ring entry %u, expected %u\n", got, v);
         _exit(1);
     }
     if (!first) {
-        while (0 != tbrdma_ring_push(out, v)) {
-        }
+        ring_push_wait(out, v);
     }
 }
 

@@ -3,6 +3,7 @@
  * exclusively with mode 0600, checked by every attacher with fstat before it is mapped.
  */
 #include "base/btl_tbrdma_shmseg.h"
+#include "core/tbrdma_crc32c.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,20 +19,11 @@ int tbrdma_shmseg_token(uint64_t *token)
     return (0 == getentropy(token, sizeof(*token))) ? 0 : errno;
 }
 
-/* FNV-1a, 32 bits: the job's name in 8 hex digits (the token, not the hash, keeps it apart). */
-static uint32_t shmseg_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-
-    for (; NULL != s && '\0' != *s; s++) {
-        h = (h ^ (uint8_t) *s) * 16777619u;
-    }
-    return h;
-}
-
 int tbrdma_shmseg_name(char *out, size_t len, const char *job, uint64_t token)
 {
-    int n = snprintf(out, len, "/tbr.%08x.%016llx", shmseg_hash(job), (unsigned long long) token);
+    /* the job's name as its CRC32C: 8 hex digits (the token, not the hash, keeps jobs apart) */
+    uint32_t hash = (NULL != job) ? tbrdma_crc32c(job, strlen(job)) : 0;
+    int n = snprintf(out, len, "/tbr.%08x.%016llx", hash, (unsigned long long) token);
 
     return (0 > n || (size_t) n >= len || n > TBRDMA_SHMSEG_NAME_MAX) ? -1 : n;
 }

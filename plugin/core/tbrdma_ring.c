@@ -51,6 +51,14 @@ static int64_t ring_span(uint32_t from, uint32_t to, uint32_t cap)
     return (n > cap) ? -1 : (int64_t) n;
 }
 
+/* Entries waiting as this side sees them, given the other side's index (-1: impossible). */
+static int64_t ring_queued(const tbrdma_ring_t *r, uint32_t other)
+{
+    uint32_t cap = r->mask + 1;
+
+    return r->producer ? ring_span(other, r->mine, cap) : ring_span(r->mine, other, cap);
+}
+
 int tbrdma_ring_attach(tbrdma_ring_t *r, void *mem, size_t bytes, int producer)
 {
     tbrdma_ring_shared_t *sh = mem;
@@ -76,9 +84,7 @@ int tbrdma_ring_attach(tbrdma_ring_t *r, void *mem, size_t bytes, int producer)
     *r = (tbrdma_ring_t){.sh = sh, .mask = cap - 1, .producer = producer};
     r->mine = atomic_load_explicit(producer ? &sh->tail : &sh->head, memory_order_relaxed);
     r->other = atomic_load_explicit(producer ? &sh->head : &sh->tail, memory_order_acquire);
-    return (0 > (producer ? ring_span(r->other, r->mine, cap) : ring_span(r->mine, r->other, cap)))
-               ? -EPIPE
-               : 0;
+    return (0 > ring_queued(r, r->other)) ? -EPIPE : 0;
 }
 
 int tbrdma_ring_push(tbrdma_ring_t *r, uint32_t v)
@@ -124,17 +130,8 @@ int tbrdma_ring_pop(tbrdma_ring_t *r, uint32_t *v)
 
 int64_t tbrdma_ring_count(tbrdma_ring_t *r)
 {
-    uint32_t cap = r->mask + 1;
-    int64_t n;
+    int64_t n = ring_queued(
+        r, atomic_load_explicit(r->producer ? &r->sh->head : &r->sh->tail, memory_order_acquire));
 
-    if (r->producer) {
-        uint32_t head = atomic_load_explicit(&r->sh->head, memory_order_acquire);
-
-        n = ring_span(head, r->mine, cap);
-    } else {
-        uint32_t tail = atomic_load_explicit(&r->sh->tail, memory_order_acquire);
-
-        n = ring_span(r->mine, tail, cap);
-    }
     return (0 > n) ? -EPIPE : n;
 }

@@ -151,11 +151,11 @@ err_free:
 
 void mca_btl_tbrdma_device_release(mca_btl_tbrdma_device_t *dev)
 {
+    tbrdma_vdev_t *vdev = (NULL != dev) ? dev->vdev : NULL;
+
     if (NULL == dev) {
         return;
     }
-    tbrdma_vdev_t *vdev = dev->vdev;
-
     tbrdma_verbs_mr_dereg(&dev->mr);
     dev->vdev = NULL; /* first: a release interrupted here is not done twice */
     tbrdma_verbs_dev_close(vdev);

@@ -172,8 +172,9 @@ static int get_judge(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoint_t 
         mca_btl_tbrdma_zc_chunk_t *c = &zc->chunk[zc->chead];
         tbrdma_zc_verdict_t v;
 
-        /* only now: its data may have waited on the wire for the chunks accepted before it */
-        c->st.deadline = tbrdma_zc_deadline(&zc->pace, c->done_ns, c->st.len, rto);
+        if (c->st.done_in) { /* only now: its data waited on the wire for the chunks before it */
+            c->st.deadline = tbrdma_zc_deadline(&zc->pace, c->done_ns, c->st.len, rto);
+        }
         get_check_crc(ep, c);
         v = tbrdma_zc_judge(&c->st, now, &why);
         if (TBRDMA_ZC_WAIT == v) {
