@@ -269,12 +269,10 @@ static int module_solve_mesh(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_job
     if (0 == rc) {
         return OPAL_SUCCESS;
     }
-    if (mca_btl_tbrdma_speaks_for_host()) {
-        mca_btl_tbrdma_show_help(-ENOTCONN != rc ? "mesh-invalid"
+    mca_btl_tbrdma_show_help_all(-ENOTCONN != rc ? "mesh-invalid"
                                  : partial       ? "mesh-partial"
                                                  : "mesh-incomplete",
                                  job->err);
-    }
     if (-ENOTCONN == rc && partial) {
         return OPAL_SUCCESS;
     }
@@ -380,8 +378,8 @@ static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
     }
     OPAL_THREAD_LOCK(&module->lock);
     rc = module_collect_hosts(module, nprocs, procs, &job);
-    if (OPAL_ERR_NOT_SUPPORTED == rc && mca_btl_tbrdma_speaks_for_host()) {
-        mca_btl_tbrdma_show_help("mesh-invalid", job.err);
+    if (OPAL_ERR_NOT_SUPPORTED == rc) {
+        mca_btl_tbrdma_show_help_all("mesh-invalid", job.err);
     }
     if (OPAL_ERR_BAD_PARAM == rc) {
         if (mca_btl_tbrdma_speaks_for_host()) {

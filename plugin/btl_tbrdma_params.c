@@ -370,7 +370,7 @@ static void params_verify_ints(void)
         }
         snprintf(msg, sizeof(msg), "btl_tbrdma_%s = %d is outside %d..%d; using %d", t[i].name,
                  *t[i].storage, t[i].min, t[i].max, t[i].def);
-        mca_btl_tbrdma_show_help("invalid-param", msg);
+        mca_btl_tbrdma_show_help_all("invalid-param", msg);
         *t[i].storage = t[i].def;
     }
 }
@@ -385,7 +385,7 @@ static void params_verify_zcopy(void)
     if (0 != c->zcopy_chunk % TBRDMA_FRAME_BYTES) {
         snprintf(msg, sizeof(msg), "btl_tbrdma_zcopy_chunk = %d is not a multiple of %d; using %d",
                  c->zcopy_chunk, TBRDMA_FRAME_BYTES, TBRDMA_ZCOPY_CHUNK_DEFAULT);
-        mca_btl_tbrdma_show_help("invalid-param", msg);
+        mca_btl_tbrdma_show_help_all("invalid-param", msg);
         c->zcopy_chunk = TBRDMA_ZCOPY_CHUNK_DEFAULT;
     }
     if (!c->zcopy) {
@@ -439,7 +439,7 @@ static void params_verify_verbose(void)
     }
     snprintf(msg, sizeof(msg), "btl_tbrdma_verbose = %d is outside 0..%d; using 0", c->verbose,
              MCA_BTL_TBRDMA_VERBOSE_MAX);
-    mca_btl_tbrdma_show_help("invalid-param", msg);
+    mca_btl_tbrdma_show_help_all("invalid-param", msg);
     c->verbose = 0;
 }
 
@@ -456,7 +456,7 @@ static void params_verify_selection(void)
              "%s; using btl_tbrdma_if_include = %s and ignoring btl_tbrdma_if_exclude = %s", err,
              c->if_include, c->if_exclude);
     params_reset_string(&c->if_exclude);
-    mca_btl_tbrdma_show_help("invalid-param", msg);
+    mca_btl_tbrdma_show_help_all("invalid-param", msg);
 }
 
 /* Flags whose functions tbrdma does not have: the base strips PUT, GET, flush and atomics;
@@ -479,7 +479,7 @@ static void params_verify_flags(void)
              "(it copies what it sends into registered frames, or sends large messages "
              "zero-copy through get); ignoring them",
              m->btl_flags, m->btl_flags & unsupported);
-    mca_btl_tbrdma_show_help("invalid-param", msg);
+    mca_btl_tbrdma_show_help_all("invalid-param", msg);
     m->btl_flags &= ~unsupported;
 }
 
@@ -499,7 +499,7 @@ static void params_verify_sizes(void)
                  "btl_tbrdma_bulk_frames = %d); using %zu, %zu and %zu",
                  m->btl_eager_limit, m->btl_rndv_eager_limit, m->btl_max_send_size, bulk,
                  mca_btl_tbrdma_component.bulk_frames, bulk, eager, bulk);
-        mca_btl_tbrdma_show_help("invalid-param", msg);
+        mca_btl_tbrdma_show_help_all("invalid-param", msg);
         m->btl_eager_limit = bulk;
         m->btl_rndv_eager_limit = eager;
         m->btl_max_send_size = bulk;

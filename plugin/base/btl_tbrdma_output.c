@@ -85,11 +85,9 @@ void mca_btl_tbrdma_output_close(void)
 
 /*
  * The help text is rendered by Open MPI (opal_show_help_string: our file, its framing) but
- * printed here, on stderr, instead of through opal_show_help: Open MPI 4.1.4 relays an
- * application's opal_show_help to mpirun over PMIx log and loses about one message in ten
- * ("ORTE_ERROR_LOG: Data unpack had inadequate space ... show_help.c at line 513"; btl/tcp's
- * own messages too). Callers already print once per host, so mpirun's de-duplication is not
- * needed.
+ * printed here, on stderr, instead of through opal_show_help: the text names this host's own
+ * device, cable or peer, and Open MPI's aggregation keys on the topic alone, so it would show the
+ * first host's diagnosis and only count the others'. Callers print once per host.
  */
 void mca_btl_tbrdma_show_help(const char *topic, const char *text)
 {
@@ -104,6 +102,27 @@ void mca_btl_tbrdma_show_help(const char *topic, const char *text)
         return;
     }
     opal_output(mca_btl_tbrdma_component.output, "tbrdma: %s", text);
+}
+
+/*
+ * Open MPI 5.0: through opal_show_help, which mpirun aggregates (the first process's message,
+ * then "N more processes have sent help message ..."). Open MPI 4.1.4 loses about one relayed
+ * message in ten: its orted's PMIx log handler (pmix_server_log_fn) sends the message to mpirun
+ * from the PMIx server thread, and mpirun's orte_show_help_recv then fails to unpack it ("Data
+ * unpack had inadequate space ... show_help.c at line 513"). So on 4.1 the host's first process
+ * prints it, once per host.
+ */
+void mca_btl_tbrdma_show_help_all(const char *topic, const char *text)
+{
+#if OPAL_MAJOR_VERSION >= 5
+    if (NULL != output_help_dir) {
+        opal_show_help(TBRDMA_HELP_FILE, topic, true, text);
+        return;
+    }
+#endif
+    if (mca_btl_tbrdma_speaks_for_host()) {
+        mca_btl_tbrdma_show_help(topic, text);
+    }
 }
 
 bool mca_btl_tbrdma_speaks_for_host(void)

@@ -66,6 +66,13 @@ void mca_btl_tbrdma_output_close(void);
 void mca_btl_tbrdma_show_help(const char *topic, const char *text);
 
 /*
+ * Shows a message that every process may have alike (a parameter set for the whole job, the
+ * job's mesh), framed as above. Call it from every process that sees the problem: Open MPI 5.0's
+ * mpirun shows it once and counts the rest; on Open MPI 4.1 each host's first process prints it.
+ */
+void mca_btl_tbrdma_show_help_all(const char *topic, const char *text);
+
+/*
  * True in the process that speaks for its host (local rank 0): messages every process of a host
  * would print alike are printed by that one only.
  */

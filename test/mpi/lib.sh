@@ -127,8 +127,12 @@ mt_launch()
     set -- --bind-to none --mca mpi_yield_when_idle "${MT_YIELD:-1}" "$@"
     # a mutant of the mutable build (test/mutate/plugin.sh) is chosen in every rank
     [ -z "${TBRDMA_MUTANT:-}" ] || set -- -x TBRDMA_MUTANT "$@"
-    # a job about to be stopped for its time says what its processes wait in, first
-    (sleep $((MT_TIMEOUT > 4 ? MT_TIMEOUT - 2 : 2)) && mt_hang_report) &
+    # a job about to be stopped for its time says what its processes wait in, first (the
+    # watchdog's own stderr is quiet: bash would print "Terminated" when its sleep is stopped)
+    (
+        exec 3>&2 2>/dev/null
+        sleep $((MT_TIMEOUT > 4 ? MT_TIMEOUT - 2 : 2)) && mt_hang_report 2>&3
+    ) &
     dog=$!
     if [ 5.0 = "$MT_FLAVOUR" ]; then
         timeout -k 10 "$MT_TIMEOUT" "$MT_REPO/test/ompi5/cluster-mpirun.sh" --np "$np" \

@@ -9,6 +9,13 @@
 #           before it opens a queue pair, with the message naming the peer, both sizes and the
 #           parameter; over tbrdma alone the job ends within 60 s, nonzero, no rank completes,
 #           and nothing is left held (the processes end without tbrdma's finalize).
+#   shared  8 ranks, 2 per Mac, each given btl_tbrdma_verbose 101 (outside its range): the job runs
+#           on the default, and the message every process has alike is shown once per job on
+#           Open MPI 5.0 (through opal_show_help: mpirun counts the rest) and once per Mac on 4.1
+#           (whose relay of help messages loses some: plugin/base/btl_tbrdma_output.c).
+#   missing the cable between mac-c and mac-d unplugged, 4 ranks over self,tcp,tbrdma: tbrdma
+#           declines for the job, which runs on tcp, and the message naming the missing cable
+#           (the same in every process) is shown once per job on 5.0, once per Mac on 4.1.
 #   double  two cables join mac-a and mac-b, striping off (btl_tbrdma_stripe 0): the job is
 #           correct, and the pair's traffic runs on one of the two cables, the same one in both
 #           directions, while the other stays idle (test/mpi/stripe.sh tests striping on).
@@ -54,6 +61,39 @@ check_nogrep "mismatch: refused before connecting (no connection attempted)" "$M
     "could not connect to a peer"
 check_nogrep "mismatch: no rank completed" "$MT_OUT" "tbtest ring: rank .* OK"
 mt_nothing_held "mismatch: after the job"
+
+# shared: a parameter out of range in all 8 processes.
+MT_OUT=$TC_TMP/shared.out
+mt_launch 8 2 --map-by node --mca pml ob1 --mca btl "self,$MT_SM,tbrdma" \
+    --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+    --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_verbose 101 "$MT_BIN/tb_ring" 1 \
+    >"$MT_OUT" 2>&1
+rc=$?
+check "shared: the job runs on the default (mpirun exit $rc)" test "$rc" -eq 0
+expect "shared: every rank completed" 8 "$(grep -c 'tbtest ring: rank .* OK' "$MT_OUT")"
+want=4
+[ 5.0 = "$MT_FLAVOUR" ] && want=1
+expect "shared: the message shown once per $([ 1 = $want ] && echo job || echo Mac)" "$want" \
+    "$(grep -c 'btl_tbrdma_verbose = 101 is outside 0\.\.[0-9]*; using 0' "$MT_OUT")"
+mt_nothing_held "shared: after the job"
+
+# missing: the one cable between mac-c and mac-d unplugged for one job.
+cd_cable=$(sed -n 's/^cable \([^ ]*\) mac-c [^ ]* mac-d .*/\1/p;s/^cable \([^ ]*\) mac-d [^ ]* mac-c .*/\1/p' \
+    "$TBSIM_DIR/topology")
+"$MT_TBCLUSTER" fault "$cd_cable" down || fatal "tbcluster fault $cd_cable down failed"
+MT_OUT=$TC_TMP/missing.out
+mt_launch 4 1 --map-by node --mca pml ob1 --mca btl self,tcp,tbrdma \
+    --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+    --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$MT_BIN/tb_ring" 1 >"$MT_OUT" 2>&1
+rc=$?
+"$MT_TBCLUSTER" fault "$cd_cable" up || fatal "tbcluster fault $cd_cable up failed"
+check "missing: the job runs on tcp (mpirun exit $rc)" test "$rc" -eq 0
+expect "missing: every rank completed" 4 "$(grep -c 'tbtest ring: rank .* OK' "$MT_OUT")"
+want=4
+[ 5.0 = "$MT_FLAVOUR" ] && want=1
+expect "missing: the missing cable named once per $([ 1 = $want ] && echo job || echo Mac)" "$want" \
+    "$(grep -c 'no cable between host mac-c and host mac-d' "$MT_OUT")"
+mt_nothing_held "missing: after the job"
 
 # double: 4 ranks, one per Mac.
 mt_counters "$TC_TMP/before"
