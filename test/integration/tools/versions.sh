@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # versions.sh: every tool answers --version with one line, "NAME (tbrdma) VERSION+src.ID", and all
 # of them name the same build: tbrdma-info (which adds the Open MPI it was built for),
-# tbrdma-doctor, tbrdma-fieldtest, and tbrdma-setup (a shell script: it reports the doctor it
-# uses). That token is what tbrdma-doctor compares across the Macs of a cluster.
+# tbrdma-doctor, tbrdma-fieldtest, tbrdma-setup (a shell script: it reports the doctor it uses)
+# and tbrdma-probe (a shell script: it reports the tbrdma-info beside it). That token is what tbrdma-doctor compares across the Macs of a cluster.
 set -uo pipefail
 # shellcheck source=../../lib/check.sh
 . "$(dirname "$0")/../../lib/check.sh"
@@ -24,5 +24,17 @@ expect "tbrdma-setup --version: the doctor's build, under its own name" "tbrdma-
 out=$(TBRDMA_DOCTOR=/nonexistent PATH=/usr/bin:/bin "$top/tools/tbrdma-setup" --version 2>&1)
 rc=$?
 check "tbrdma-setup --version without a doctor: exit 1, says why ($out)" \
+    bash -c '[ "$1" -eq 1 ] && [[ "$2" == *"version unknown"* ]]' _ "$rc" "$out"
+# tbrdma-probe (a POSIX sh script) reports the tbrdma-info installed beside it, as the Makefile
+# installs both in bin/.
+tmpd=$(mktemp -d)
+cp "$top/tools/tbrdma-probe" "$bin/tbrdma-info" "$tmpd/"
+out=$(PATH=/usr/bin:/bin sh "$tmpd/tbrdma-probe" --version 2>&1)
+expect "tbrdma-probe --version: tbrdma-info's build, under its own name" "tbrdma-probe (tbrdma) $token" "$out"
+rm -f "$tmpd/tbrdma-info"
+out=$(PATH=/usr/bin:/bin sh "$tmpd/tbrdma-probe" --version 2>&1)
+rc=$?
+rm -rf "$tmpd"
+check "tbrdma-probe --version without tbrdma-info: exit 1, says why ($out)" \
     bash -c '[ "$1" -eq 1 ] && [[ "$2" == *"version unknown"* ]]' _ "$rc" "$out"
 finish
