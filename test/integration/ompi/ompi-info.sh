@@ -4,7 +4,8 @@
 # OMPI_MCA_mca_base_component_path (ompi_info ignores --mca for the component path), lists
 # "MCA btl: tbrdma" with the flavour's BTL API version (3.1.0 / 3.3.0), lists tbrdma's own
 # and the base BTL parameters each with a non-empty help string, and agrees with the tables
-# of docs/params.md (same parameters for this flavour, same levels).
+# of docs/params.md (same parameters for this flavour, same levels, same defaults); so does the
+# coll component's ompi_info (coll/tbrdma, mca_coll_tbrdma.so beside the BTL's build).
 
 set -u
 
@@ -15,7 +16,8 @@ IT_REQUIRED_PARAMS="btl_tbrdma_verbose btl_tbrdma_verbs_lib btl_tbrdma_if_includ
 btl_tbrdma_if_exclude btl_tbrdma_mesh_file btl_tbrdma_allow_partial_mesh
 btl_tbrdma_exclusivity btl_tbrdma_flags btl_tbrdma_eager_limit btl_tbrdma_max_send_size"
 
-# "NAME<TAB>LEVEL<TAB>DEFAULT" for every parameter row of the tables in docs/params.md that
+# documented_params [FRAMEWORK]: "NAME<TAB>LEVEL<TAB>DEFAULT" for every FRAMEWORK_tbrdma_*
+# (default btl) parameter row of the tables in docs/params.md that
 # applies to this flavour (rows saying "Open MPI X.Y only" for another X.Y are left out). LEVEL is
 # the row's "Level" column, "-" when the table has none. DEFAULT is written as ompi_info prints
 # a value: the "Default" column's first word, without backticks; "" and "none" are empty,
@@ -25,7 +27,7 @@ documented_params()
 {
     local doc=$IT_REPO/docs/params.md
     [ -f "$doc" ] || return 0
-    awk -F'|' -v flavour="$IT_FLAVOUR" '
+    awk -F'|' -v flavour="$IT_FLAVOUR" -v fw="${1:-btl}" '
         /^\| *Parameter *\|/ {
             level_col = 0
             default_col = 0
@@ -36,7 +38,7 @@ documented_params()
             }
             next
         }
-        /^\| *`btl_tbrdma_[a-z0-9_]+`/ {
+        $2 ~ "^ *`" fw "_tbrdma_[a-z0-9_]+`" {
             if (match($0, /Open MPI [0-9]+\.[0-9]+ only/)) {
                 only = substr($0, RSTART + 9, RLENGTH - 14)
                 if (only != flavour) next
@@ -131,18 +133,45 @@ check_documented()
     check "documented levels match ompi_info (mismatches:${badlevel:- none})" [ -z "$badlevel" ]
 }
 
-# docs/params.md's defaults are what ompi_info shows (no MCA setting in the environment).
+# check_defaults OUT [FRAMEWORK [MIN]]: docs/params.md's defaults and levels of FRAMEWORK's
+# (btl) tbrdma parameters are what ompi_info shows in OUT (--parsable, no MCA setting in the
+# environment); at least MIN (10) of them are compared.
 check_defaults()
 {
-    local out=$1 name def value bad="" n=0
-    while IFS=$'\t' read -r name _ def; do
+    local out=$1 fw=${2:-btl} min=${3:-10} name level def value listed bad="" n=0
+    while IFS=$'\t' read -r name level def; do
         [ -n "$name" ] && [ "$def" != "?" ] || continue
-        value=$(sed -n "s/^mca:btl:tbrdma:param:$name:value://p" "$out" | head -n 1)
+        value=$(sed -n "s/^mca:$fw:tbrdma:param:$name:value://p" "$out" | head -n 1)
+        listed=$(sed -n "s/^mca:$fw:tbrdma:param:$name:level://p" "$out" | head -n 1)
         n=$((n + 1))
         [ "$def" = "$value" ] || bad="$bad $name(doc '$def', ompi_info '$value')"
-    done < <(documented_params)
-    check "the $n documented defaults are ompi_info's (mismatches:${bad:- none})" \
-        test -z "$bad" -a "$n" -gt 10
+        [ "$level" = - ] || [ "$level" = "$listed" ] \
+            || bad="$bad $name(doc level $level, ompi_info $listed)"
+    done < <(documented_params "$fw")
+    check "the $n documented $fw defaults are ompi_info's (mismatches:${bad:- none})" \
+        test -z "$bad" -a "$n" -ge "$min"
+}
+
+# coll/tbrdma: ompi_info lists it, and every coll_tbrdma parameter is documented with
+# ompi_info's default and level, and every documented one is listed.
+check_coll()
+{
+    local out=$IT_TMP/coll coll=$IT_BUILD/plugin/coll/.libs names doc undocumented=""
+    [ -f "$coll/mca_coll_tbrdma.so" ] || {
+        fail "coll/tbrdma not built ($coll/mca_coll_tbrdma.so)"
+        return
+    }
+    it_run env OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$IT_LIBS:$coll" \
+        ompi_info --param coll tbrdma --level 9 --parsable >"$out" 2>&1
+    names=$(sed -n 's/^mca:coll:tbrdma:param:\(coll_tbrdma_[a-z0-9_]*\):value:.*/\1/p' "$out" \
+        | sort -u)
+    doc=$(documented_params coll)
+    for name in $names; do
+        echo "$doc" | grep -q "^$name"$'\t' || undocumented="$undocumented $name"
+    done
+    check "ompi_info lists coll/tbrdma's parameters ($(echo "$names" | wc -w)), each documented" \
+        test -n "$names" -a -z "$undocumented"
+    check_defaults "$out" coll "$(echo "$doc" | grep -c .)"
 }
 
 main()
@@ -152,6 +181,7 @@ main()
     it_require_plugin
     check_listing
     check_params
+    check_coll
     finish
 }
 
