@@ -53,7 +53,7 @@ export DEBIAN_FRONTEND=noninteractive
 for attempt in 1 2 3; do
     if { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
         >>"$log" 2>&1; then
-        echo "install-deps: installed ${missing[*]}"
+        echo "install-deps: installed ${#missing[@]} packages"
         exit 0
     fi
     echo "install-deps: apt failed (attempt $attempt), retrying in 10 s; its last lines:" >&2
