@@ -17,7 +17,7 @@
 #   tbrdma   bench/tb_coll_bench.c, MPI_Allreduce over `--mca pml ob1 --mca btl self,tbrdma`
 #            and nothing else: the defaults a user gets (every result checked by the program)
 # on two cables: "memcpy" (no link model: the simulator's copies, what software costs) and
-# "apple" (the link model at Apple's published rate, `tbsimctl link all apple`: 75 Gbit/s,
+# "apple" (the link model at the rate measured between Macs, `tbsimctl link all apple`: 75 Gbit/s,
 # 3 us, interleave=1). Each round runs both, cable after cable; N rounds (default 3). Each
 # figure is the least time of every run: JACCL's is its average over 20 calls, tbrdma's the
 # best of 5 repetitions, each an average over many calls.

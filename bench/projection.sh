@@ -3,7 +3,7 @@
 # as Markdown) and DIR/projection.csv (quantity,value,unit,kind,source; every field quoted),
 # from DIR/results.csv.
 # The model (docs/benchmarks.md, "Projection"): what tbrdma adds to the raw verbs path, measured
-# on the simulator, added to Apple's published raw figures:
+# on the simulator, added to the raw figures measured between Macs:
 #   latency    L_mac = A_lat + max(0, d_msg) x cpu, d_msg = tbrdma's 8 B half round trip minus the
 #              raw UC ping-pong's (one message's software cost); an upper bound adds tbrdma's
 #              whole simulated one-way time instead
@@ -24,7 +24,7 @@ set -uo pipefail
 dir=${1:?usage: bench/projection.sh DIR}
 res=$dir/results.csv
 csv=$dir/projection.csv
-# Apple's and JACCL's published figures (/work/shared/research/apple-thunderbolt-rdma.md, §6).
+# Figures published for Macs (a third party's perftest runs) and for JACCL (/work/shared/research/apple-thunderbolt-rdma.md, §6).
 A_LAT=4.15  # us, ib_send_lat 64 B Mac to Mac (hellas-ai/thunderbolt-ibverbs #28)
 A_BW=9375   # MB/s, 75 Gbit/s ib_send_bw 64 KiB on one UC QP (hellas-ai/thunderbolt-ibverbs #27)
 J_SMALL=5-9 # us, 4-Mac small all-sum (mlx#2808's plot as read by secondary pages)
@@ -68,7 +68,7 @@ BEGIN {
     print "## Projection to real Macs"
     print ""
     print "What tbrdma adds to the raw verbs path, measured here on the simulator (link model " link "),"
-    print "added to Apple'"'"'s published raw figures. Method and caveats: docs/benchmarks.md."
+    print "added to the raw figures measured between Macs. Method and caveats: docs/benchmarks.md."
     print ""
     print "| input or result | value | kind | source |"
     print "|---|---|---|---|"

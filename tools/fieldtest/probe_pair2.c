@@ -597,12 +597,13 @@ const probe_def_t probe_pair2_defs[] = {
      "receiver to poll; a send completion does not mean delivery",
      "no acks", NULL, NULL, cqe_client, cqe_server, IBV_MTU_1024, 1, 16, 16 * PROBE_FRAME},
     {"rtt-64", "pair",
-     "data intact; timing is not modelled (Apple measured about 8.3 us round trip at 64 B)",
+     "data intact; timing is not modelled (a third party measured about 8.3 us round trip at 64 B "
+     "between Macs)",
      "UC send/recv data path between hosts, data intact", NULL, NULL, rtt_client, rtt_server,
      IBV_MTU_1024, 1, 16, 16 * PROBE_FRAME},
     {"bw-64k", "pair",
-     "data intact and in order; timing is not modelled (Apple measured about 9.4 GB/s on one "
-     "UC QP)",
+     "data intact and in order; timing is not modelled (a third party measured about 9.4 GB/s "
+     "between Macs on one UC QP)",
      "UC send/recv data path between hosts, data intact", NULL, NULL, bw_probe_client,
      bw_probe_server, IBV_MTU_1024, 1, 2 * BW_WIN + 2, BW_LEN},
     {"mtu-4096", "pair",

@@ -53,7 +53,7 @@
 #define TBSIM_LINK_ON_LATENCY_NS 4000ull
 
 /*
- * The setting "apple": Apple's published rate, unscaled: 75 Gbit/s (ib_send_bw, one UC queue
+ * The setting "apple": the rate a third party measured between Macs, unscaled: 75 Gbit/s (ib_send_bw, one UC queue
  * pair, 64 KiB), a 3 us one-way latency (with the simulator's own ~1 us, about the published
  * 4.15 us half round trip at 64 B), and packets interleaved on the wire, so that a small message
  * waits behind one packet of a large one at most. This machine cannot copy 75 Gbit/s both ways

@@ -10,7 +10,7 @@
 #   - live: a rate changed while a stream is paused holds for the rest of that stream;
 #   - per direction: streams both ways on one cable at once each get the cable's rate;
 #   - per cable: streams on the two cables at once each get their own cable's rate;
-#   - the named setting "apple" (Apple's published rate) is what tbsimctl show reports.
+#   - the named setting "apple" (the rate measured between Macs) is what tbsimctl show reports.
 #   The streams of the last two pause half-way and go on together; their second halves must
 #   really have overlapped (arrival times on CLOCK_MONOTONIC), or a wrongly shared wire could
 #   pass unseen (the link_cables_shared mutant survived a CI run that way). And all the second
@@ -285,6 +285,6 @@ check_grep "link all off: no rate and no latency on c2" "$TC_TMP/show.out" \
 
 "$TBCLUSTER" link c2 apple
 "$TBSIMCTL" show >"$TC_TMP/show.out"
-check_grep "link c2 apple: Apple's published rate, 3 us, packets interleaved" "$TC_TMP/show.out" \
+check_grep "link c2 apple: 75 Gbit/s (measured between Macs), 3 us, packets interleaved" "$TC_TMP/show.out" \
     '^cable c2 .* rate_gbps=75\.000 latency_us=3\.000 interleave=1$'
 finish
