@@ -38,6 +38,7 @@
 #define CONNECT_KEY         "btl.tbrdma.conn.v1"
 #define CONNECT_RETRY_NS    10000000ull /* the handshake asks again every 10 ms */
 #define CONNECT_NOT_STRIPED 1           /* the peer has no queue pairs for this striped cable */
+#define CONNECT_PEER_SETUP  2           /* the peer could not set up its queue pairs at all */
 
 /* Step 1 for host a's end of cable k to host b: 1 when over the budget (said by a's host). */
 static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, int a, int b, int k,
@@ -109,6 +110,32 @@ static opal_process_name_t *connect_participants(size_t nprocs, opal_proc_t **pr
     return names;
 }
 
+/* The slot ledger's record of the queue pairs this process now holds on each device. */
+static void connect_ledger_write(const mca_btl_tbrdma_module_t *module)
+{
+    const char *devs[TBRDMA_MAX_PORTS];
+    char path[PATH_MAX] = "";
+    int qps[TBRDMA_MAX_PORTS], n = 0, rc;
+
+    for (int p = 0; p < module->local.nports; p++) {
+        if (NULL != module->devices[p]) {
+            devs[n] = module->local.ports[p].device;
+            qps[n++] = tbrdma_verbs_dev_qps(module->devices[p]->vdev);
+        }
+    }
+    if (0 == n) { /* no device, no queue pair: nothing to record */
+        tbrdma_ledger_file_remove();
+        return;
+    }
+    rc = tbrdma_ledger_file_write(mca_btl_tbrdma_component.ledger_dir, module->local.host,
+                                  OPAL_JOBID_PRINT(OPAL_PROC_MY_NAME.jobid), devs, qps, n, path,
+                                  sizeof(path));
+    if (0 != rc) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "slot ledger %s: not written: %s", path,
+                       strerror(rc));
+    }
+}
+
 /* Step 2 for one local port: its device and the queue pairs of its endpoints. */
 static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int neps,
                               tbrdma_conn_record_t *rec, char *err, size_t errlen)
@@ -145,40 +172,16 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
         }
         mca_btl_tbrdma_zc_setup(ep); /* the zero-copy queue pair, where the budget allows */
         rec->nentries++;
+        /* at once: a job starting beside this one that finds the device full names this one */
+        connect_ledger_write(module);
     }
     return 0;
-}
-
-/* The slot ledger's record of the queue pairs this process now holds on each device. */
-static void connect_ledger_write(const mca_btl_tbrdma_module_t *module)
-{
-    const char *devs[TBRDMA_MAX_PORTS];
-    char path[PATH_MAX] = "";
-    int qps[TBRDMA_MAX_PORTS], n = 0, rc;
-
-    for (int p = 0; p < module->local.nports; p++) {
-        if (NULL != module->devices[p]) {
-            devs[n] = module->local.ports[p].device;
-            qps[n++] = tbrdma_verbs_dev_qps(module->devices[p]->vdev);
-        }
-    }
-    if (0 == n) { /* no device, no queue pair: nothing to record */
-        tbrdma_ledger_file_remove();
-        return;
-    }
-    rc = tbrdma_ledger_file_write(mca_btl_tbrdma_component.ledger_dir, module->local.host,
-                                  OPAL_JOBID_PRINT(OPAL_PROC_MY_NAME.jobid), devs, qps, n, path,
-                                  sizeof(path));
-    if (0 != rc) {
-        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE, "slot ledger %s: not written: %s", path,
-                       strerror(rc));
-    }
 }
 
 /* Step 2: fills rec (entries or a failure status). */
 static void connect_setup(mca_btl_tbrdma_module_t *module, tbrdma_conn_record_t *rec)
 {
-    char err[TBRDMA_MSG_MAX / 2], held[TBRDMA_MSG_MAX / 4], msg[TBRDMA_MSG_MAX];
+    char err[TBRDMA_MSG_MAX / 4], held[TBRDMA_MSG_MAX / 2], msg[TBRDMA_MSG_MAX];
     int count[TBRDMA_MAX_PORTS] = {0}, rc = 0, p;
     mca_btl_tbrdma_endpoint_t *ep;
 
@@ -195,9 +198,11 @@ static void connect_setup(mca_btl_tbrdma_module_t *module, tbrdma_conn_record_t 
         return;
     }
     held[0] = '\0';
-    if (-EBUSY == rc) { /* the device's slots are taken: by dead processes? */
+    if (-EBUSY == rc) { /* the device's slots are taken: by dead processes, by other jobs? */
         (void) tbrdma_ledger_file_explain(mca_btl_tbrdma_component.ledger_dir, module->local.host,
-                                          module->local.ports[p - 1].device, held, sizeof(held));
+                                          module->local.ports[p - 1].device,
+                                          OPAL_JOBID_PRINT(OPAL_PROC_MY_NAME.jobid), held,
+                                          sizeof(held));
     }
     snprintf(msg, sizeof(msg), "host %s (%s): %s%s%s", module->local.host,
              OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), err, ('\0' == held[0]) ? "" : ".\n", held);
@@ -227,7 +232,10 @@ static int connect_exchange(const tbrdma_conn_record_t *rec, const opal_process_
     return tbrdma_compat_commit_fence(names, n);
 }
 
-/* The peer's record; -1 (and why) when it cannot be read or says the peer failed. */
+/*
+ * The peer's record; -1 (and why) when it cannot be read, CONNECT_PEER_SETUP (and why) when it
+ * says the peer could not set up its queue pairs.
+ */
 static int connect_peer_record(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_conn_record_t *rec,
                                char *err, size_t errlen)
 {
@@ -249,7 +257,7 @@ static int connect_peer_record(const mca_btl_tbrdma_endpoint_t *ep, tbrdma_conn_
     if (0 != rec->status) {
         snprintf(err, errlen, "it could not set up its queue pairs (%s)", strerror(rec->status));
         tbrdma_conn_record_free(rec);
-        return -1;
+        return CONNECT_PEER_SETUP;
     }
     return 0;
 }
@@ -263,8 +271,9 @@ static int connect_endpoint(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdm
     tbrdma_conn_record_t rec;
     int rc;
 
-    if (0 != connect_peer_record(ep, &rec, err, errlen)) {
-        return -1;
+    rc = connect_peer_record(ep, &rec, err, errlen);
+    if (0 != rc) {
+        return rc;
     }
     entry = tbrdma_conn_find(&rec, me->jobid, me->vpid, (uint16_t) ep->stripe);
     if (NULL == entry && 0 < ep->stripe) {
@@ -297,9 +306,11 @@ static void connect_report(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma
     mca_btl_tbrdma_show_help("connect-failed", msg);
 }
 
-/* Step 4: every READY endpoint. */
-static void connect_all(mca_btl_tbrdma_module_t *module)
+/* Step 4: every READY endpoint. Returns the endpoints whose peer could not set up at all. */
+static int connect_all(mca_btl_tbrdma_module_t *module)
 {
+    int peer_setup = 0;
+
     char err[TBRDMA_MSG_MAX / 2];
     mca_btl_tbrdma_endpoint_t *ep;
     uint64_t now = mca_btl_tbrdma_now();
@@ -324,8 +335,10 @@ static void connect_all(mca_btl_tbrdma_module_t *module)
             ep->state = TBRDMA_EP_FAILED;
             ep->fail_reported = 1;
             connect_drop(ep);
+            peer_setup += (CONNECT_PEER_SETUP == rc) ? 1 : 0;
         }
     }
+    return peer_setup;
 }
 
 /* The module's progress array: every CONNECTED endpoint. */
@@ -449,7 +462,16 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
         rc = (OPAL_SUCCESS != rc) ? rc : OPAL_ERR_UNREACH;
         goto out_free;
     }
-    connect_all(module);
+    if (0 < connect_all(module)) {
+        /* a process of the job has no queue pair at all: the job cannot run on tbrdma alone, and
+         * one that aborts in MPI_Init keeps what it holds (Apple): every process lets go now */
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "not used in this job: a process of the job could not set up its queue "
+                       "pairs, so every process releases its own");
+        mca_btl_tbrdma_release_verbs(module);
+        rc = OPAL_ERR_UNREACH;
+        goto out_free;
+    }
     rc = connect_index(module);
     if (OPAL_SUCCESS == rc) {
         connect_handshake(module);

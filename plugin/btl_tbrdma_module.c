@@ -355,12 +355,14 @@ static int module_start_data_path(mca_btl_tbrdma_module_t *module, size_t nprocs
         return OPAL_SUCCESS;
     }
     module->connect_done = true;
+    /* before the first queue pair: a job refused at start-up is ended by mpirun with SIGTERM
+     * while some of its processes still wait in the connection fence, holding theirs */
+    mca_btl_tbrdma_signal_install();
     rc = mca_btl_tbrdma_connect(module, nprocs, procs, job);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
     mca_btl_tbrdma_liveness_start(module);
-    mca_btl_tbrdma_signal_install();
     return OPAL_SUCCESS;
 }
 

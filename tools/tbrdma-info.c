@@ -205,7 +205,8 @@ static void print_port_parsable(const info_opts_t *opts, const tbrdma_port_info_
         printf("diag host=%s device=%s port=%d name=%s text=%s\n", opts->host, port->device,
                port->port_num, tbrdma_diag_name(diag), msg);
     }
-    held = tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, msg, sizeof(msg));
+    held =
+        tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, NULL, msg, sizeof(msg));
     if (0 < held) {
         printf("held host=%s device=%s port=%d qps=%d text=%s\n", opts->host, port->device,
                port->port_num, held, msg);
@@ -251,7 +252,8 @@ static void print_port_human(const info_opts_t *opts, const tbrdma_port_info_t *
         port_message(port, diag, opts->host, msg, sizeof(msg));
         printf("\t%s\n", msg);
     }
-    held = tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, msg, sizeof(msg));
+    held =
+        tbrdma_ledger_file_explain(opts->ledger, opts->host, port->device, NULL, msg, sizeof(msg));
     if (0 < held) {
         printf("\t\theld slots:\t%d queue pairs, by dead tbrdma processes\n\t%s\n", held, msg);
     }

@@ -152,18 +152,19 @@ static int ledger_alive(long pid)
     return (0 == kill((pid_t) pid, 0) || EPERM == errno) ? 1 : 0;
 }
 
-int tbrdma_ledger_file_explain(const char *dir, const char *host, const char *dev, char *msg,
-                               size_t len)
+int tbrdma_ledger_file_explain(const char *dir, const char *host, const char *dev,
+                               const char *own_job, char *msg, size_t len)
 {
-    tbrdma_ledger_tally_t t;
+    tbrdma_ledger_tally_t dead, live;
     tbrdma_ledger_rec_t r;
     char path[LEDGER_PATH_MAX];
     long long boot = ledger_boot_time();
     struct dirent *e;
     DIR *d = (NULL == ledger_dir(dir, 0)) ? NULL : opendir(dir);
+    size_t used;
 
-    memset(&t, 0, sizeof(t));
-    msg[0] = '\0';
+    memset(&dead, 0, sizeof(dead));
+    memset(&live, 0, sizeof(live));
     while (NULL != d && NULL != (e = readdir(d))) {
         if ('.' == e->d_name[0]
             || (int) sizeof(path) <= snprintf(path, sizeof(path), "%s/%s", dir, e->d_name)
@@ -175,7 +176,12 @@ int tbrdma_ledger_file_explain(const char *dir, const char *host, const char *de
             (void) unlink(path);
             break;
         case TBRDMA_LEDGER_DEAD:
-            tbrdma_ledger_tally_add(&t, &r, dev);
+            tbrdma_ledger_tally_add(&dead, &r, dev);
+            break;
+        case TBRDMA_LEDGER_LIVE:
+            if (NULL != own_job && 0 != strcmp(r.job, own_job)) {
+                tbrdma_ledger_tally_add(&live, &r, dev);
+            }
             break;
         default:
             break;
@@ -184,6 +190,14 @@ int tbrdma_ledger_file_explain(const char *dir, const char *host, const char *de
     if (NULL != d) {
         closedir(d);
     }
-    (void) tbrdma_ledger_explain(&t, host, dev, msg, len);
-    return t.qps;
+    (void) tbrdma_ledger_explain(&dead, host, dev, msg, len);
+    used = strlen(msg);
+    if (0 < live.qps && used + 3 < len) {
+        if (0 < used) {
+            strcpy(msg + used, ".\n");
+            used += 2;
+        }
+        (void) tbrdma_ledger_explain_live(&live, host, dev, msg + used, len - used);
+    }
+    return dead.qps + live.qps;
 }

@@ -26,11 +26,13 @@ int tbrdma_ledger_file_write(const char *dir, const char *host, const char *job,
 void tbrdma_ledger_file_remove(void);
 
 /*
- * msg gets one sentence naming the queue pairs of device dev of host held by tbrdma processes
- * that died, with the fix; empty when the ledger names none. Returns how many queue pairs they
- * hold there. Records of an earlier boot are deleted on the way (their slots came back).
+ * msg gets a sentence naming the queue pairs of device dev of host held by tbrdma processes that
+ * died, with the fix, and one naming those in use by live processes of jobs other than own_job
+ * (jobs running beside it; none with own_job NULL); empty when the ledger names none. Returns how
+ * many queue pairs they hold there. Records of an earlier boot are deleted on the way (their slots
+ * came back).
  */
-int tbrdma_ledger_file_explain(const char *dir, const char *host, const char *dev, char *msg,
-                               size_t len);
+int tbrdma_ledger_file_explain(const char *dir, const char *host, const char *dev,
+                               const char *own_job, char *msg, size_t len);
 
 #endif /* BTL_TBRDMA_LEDGER_H */

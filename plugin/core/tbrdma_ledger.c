@@ -197,3 +197,18 @@ int tbrdma_ledger_explain(const tbrdma_ledger_tally_t *t, const char *host, cons
              dev, t->qps, t->procs, (1 == t->procs) ? "" : "es", host, t->who, host, host);
     return 0;
 }
+
+int tbrdma_ledger_explain_live(const tbrdma_ledger_tally_t *t, const char *host, const char *dev,
+                               char *msg, size_t len)
+{
+    msg[0] = '\0';
+    if (t->qps <= 0) {
+        return 0;
+    }
+    snprintf(msg, len,
+             "device %s: %d of its queue pairs are in use by %d tbrdma process%s of other jobs "
+             "running now on %s: %s; Apple allows 10 per device; fix: start this job when they "
+             "have ended, or run fewer jobs at once on these Macs",
+             dev, t->qps, t->procs, (1 == t->procs) ? "" : "es", host, t->who);
+    return 0;
+}

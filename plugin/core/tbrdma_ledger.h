@@ -40,7 +40,7 @@ typedef enum tbrdma_ledger_verdict {
     TBRDMA_LEDGER_DEAD        /* its process is gone: its slots are held until a restart */
 } tbrdma_ledger_verdict_t;
 
-/* The slots dead processes hold on one device, for one message. */
+/* The slots some processes hold on one device (the dead ones, or other jobs' live ones). */
 typedef struct tbrdma_ledger_tally {
     int qps;       /* queue pairs held by them on the device */
     int procs;     /* how many processes */
@@ -60,7 +60,7 @@ tbrdma_ledger_verdict_t tbrdma_ledger_judge(const tbrdma_ledger_rec_t *r, const 
 /* Queue pairs r holds on device dev (0 when it names none). */
 int tbrdma_ledger_qps_on(const tbrdma_ledger_rec_t *r, const char *dev);
 
-/* Adds a dead process's record to t's count for device dev (no-op when it holds none there). */
+/* Adds a process's record to t's count for device dev (no-op when it holds none there). */
 void tbrdma_ledger_tally_add(tbrdma_ledger_tally_t *t, const tbrdma_ledger_rec_t *r,
                              const char *dev);
 
@@ -70,5 +70,12 @@ void tbrdma_ledger_tally_add(tbrdma_ledger_tally_t *t, const tbrdma_ledger_rec_t
  */
 int tbrdma_ledger_explain(const tbrdma_ledger_tally_t *t, const char *host, const char *dev,
                           char *msg, size_t len);
+
+/*
+ * One sentence for a message about device dev of host: the slots live processes of other jobs
+ * hold (jobs running now beside this one) and what to do. 0 with msg empty when t counts none.
+ */
+int tbrdma_ledger_explain_live(const tbrdma_ledger_tally_t *t, const char *host, const char *dev,
+                               char *msg, size_t len);
 
 #endif /* TBRDMA_LEDGER_H */

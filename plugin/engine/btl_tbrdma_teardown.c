@@ -10,14 +10,18 @@
 
 void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module)
 {
+    mca_btl_tbrdma_endpoint_t *ep;
+
     /* no early return when verbs_live is already false: each step skips what is gone, so a
      * signal that interrupted a release on this thread finishes it */
     module->verbs_live = false;
-    for (int i = 0; i < module->neps; i++) {
-        mca_btl_tbrdma_endpoint_release(module->eps[i]);
-        mca_btl_tbrdma_zc_release(module->eps[i]);
-        if (TBRDMA_EP_CONNECTED == module->eps[i]->state) {
-            module->eps[i]->state = TBRDMA_EP_CLOSED;
+    /* every endpoint, not only the connected ones (module->eps): a job refused at start-up, or a
+     * signal in its connection fence, finds queue pairs on endpoints not connected yet */
+    OPAL_LIST_FOREACH (ep, &module->endpoints, mca_btl_tbrdma_endpoint_t) {
+        mca_btl_tbrdma_endpoint_release(ep);
+        mca_btl_tbrdma_zc_release(ep);
+        if (TBRDMA_EP_CONNECTED == ep->state) {
+            ep->state = TBRDMA_EP_CLOSED;
         }
     }
     for (int p = 0; p < TBRDMA_MAX_PORTS; p++) {

@@ -27,7 +27,9 @@ prefix=$(sed -n 's/^prefix=//p' "$state/cluster")
 mgmt=$(sed -n 's/^mgmt_net=//p' "$state/cluster")
 [ -n "$prefix" ] && [ -n "$mgmt" ] || { echo "cluster-mpirun.sh: no cluster in $state" >&2; exit 1; }
 hostfile=$state/hostfile5.slots$slots
-sed -n 's/^host //p' "$state/topology" | sed "s/\$/ slots=$slots/" >"$hostfile"
+# written aside then renamed: an mpirun of another job at once may be reading it
+sed -n 's/^host //p' "$state/topology" | sed "s/\$/ slots=$slots/" >"$hostfile.$$"
+mv -f "$hostfile.$$" "$hostfile"
 args=(mpirun --allow-run-as-root --hostfile "$hostfile"
     --prtemca plm_ssh_agent "$here/cluster-agent.sh"
     --prtemca oob_tcp_if_include "$mgmt.0/24")

@@ -119,6 +119,28 @@ static void test_ledger_tally_and_sentence(void)
     CU_ASSERT(125 == t.qps && 42 == t.procs);
 }
 
+/* Other jobs' live slots: their own sentence, naming the processes, the limit and the fix. */
+static void test_ledger_live_sentence(void)
+{
+    tbrdma_ledger_tally_t t;
+    tbrdma_ledger_rec_t a = rec("mac-b", 4242, 1, 3, 3);
+    char msg[512];
+
+    memset(&t, 0, sizeof(t));
+    CU_ASSERT(0 == tbrdma_ledger_explain_live(&t, "mac-b", "rdma_en3", msg, sizeof(msg)));
+    CU_ASSERT_STRING_EQUAL(msg, "");
+    tbrdma_ledger_tally_add(&t, &a, "rdma_en3");
+    tbrdma_ledger_explain_live(&t, "mac-b", "rdma_en3", msg, sizeof(msg));
+    CU_ASSERT(NULL
+              != strstr(msg, "device rdma_en3: 3 of its queue pairs are in use by 1 tbrdma "
+                             "process of other jobs running now on mac-b: pid 4242 (job "
+                             "[1234,1]) 3; Apple allows 10 per device"));
+    CU_ASSERT(NULL != strstr(msg, "fix: start this job when they have ended"));
+    CU_ASSERT(NULL == strstr(msg, "restart")); /* live slots come back without a restart */
+    tbrdma_ledger_explain_live(&t, "mac-b", "rdma_en3", msg, 40); /* cut, never overrun */
+    CU_ASSERT(39 == strlen(msg));
+}
+
 int main(void)
 {
     static const tbrdma_ut_test_t tests[] = {
@@ -126,6 +148,7 @@ int main(void)
         TBRDMA_UT_TEST(test_ledger_refuses_what_is_not_a_record),
         TBRDMA_UT_TEST(test_ledger_verdicts),
         TBRDMA_UT_TEST(test_ledger_tally_and_sentence),
+        TBRDMA_UT_TEST(test_ledger_live_sentence),
         TBRDMA_UT_END,
     };
 
