@@ -194,8 +194,7 @@ int tbrdma_ledger_file_explain(const char *dir, const char *host, const char *de
     used = strlen(msg);
     if (0 < live.qps && used + 3 < len) {
         if (0 < used) {
-            strcpy(msg + used, ".\n");
-            used += 2;
+            used += (size_t) snprintf(msg + used, len - used, ".\n");
         }
         (void) tbrdma_ledger_explain_live(&live, host, dev, msg + used, len - used);
     }
