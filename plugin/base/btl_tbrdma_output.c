@@ -107,10 +107,10 @@ void mca_btl_tbrdma_show_help(const char *topic, const char *text)
 /*
  * Open MPI 5.0: through opal_show_help, which mpirun aggregates (the first process's message,
  * then "N more processes have sent help message ..."). Open MPI 4.1.4 loses about one relayed
- * message in ten: its orted's PMIx log handler (pmix_server_log_fn) sends the message to mpirun
- * from the PMIx server thread, and mpirun's orte_show_help_recv then fails to unpack it ("Data
- * unpack had inadequate space ... show_help.c at line 513"). So on 4.1 the host's first process
- * prints it, once per host.
+ * message in ten: mpirun's orte_show_help_recv fails to unpack it ("Data unpack had inadequate
+ * space ... show_help.c at line 513"); the message came from orted's PMIx log handler
+ * (pmix_server_log_fn), which sends it from the PMIx server thread, the likely cause (a guess,
+ * from reading 4.1.4's source). So on 4.1 the host's first process prints it, once per host.
  */
 void mca_btl_tbrdma_show_help_all(const char *topic, const char *text)
 {
