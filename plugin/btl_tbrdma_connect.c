@@ -172,9 +172,9 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
         }
         mca_btl_tbrdma_zc_setup(ep); /* the zero-copy queue pair, where the budget allows */
         rec->nentries++;
-        /* at once: a job starting beside this one that finds the device full names this one */
-        connect_ledger_write(module);
     }
+    /* at once, port by port: a job starting beside this one that finds a device full names it */
+    connect_ledger_write(module);
     return 0;
 }
 
@@ -194,8 +194,7 @@ static void connect_setup(mca_btl_tbrdma_module_t *module, tbrdma_conn_record_t 
         }
     }
     if (0 == rc) {
-        connect_ledger_write(module);
-        return;
+        return; /* each port's queue pairs are in the slot ledger already */
     }
     held[0] = '\0';
     if (-EBUSY == rc) { /* the device's slots are taken: by dead processes, by other jobs? */

@@ -182,11 +182,17 @@ void tbrdma_ledger_tally_add(tbrdma_ledger_tally_t *t, const tbrdma_ledger_rec_t
     }
 }
 
+/* msg emptied; 1 when t counts no queue pair (nothing to say). */
+static int ledger_nothing(const tbrdma_ledger_tally_t *t, char *msg)
+{
+    msg[0] = '\0';
+    return t->qps <= 0;
+}
+
 int tbrdma_ledger_explain(const tbrdma_ledger_tally_t *t, const char *host, const char *dev,
                           char *msg, size_t len)
 {
-    msg[0] = '\0';
-    if (t->qps <= 0) {
+    if (ledger_nothing(t, msg)) {
         return 0;
     }
     snprintf(msg, len,
@@ -201,8 +207,7 @@ int tbrdma_ledger_explain(const tbrdma_ledger_tally_t *t, const char *host, cons
 int tbrdma_ledger_explain_live(const tbrdma_ledger_tally_t *t, const char *host, const char *dev,
                                char *msg, size_t len)
 {
-    msg[0] = '\0';
-    if (t->qps <= 0) {
+    if (ledger_nothing(t, msg)) {
         return 0;
     }
     snprintf(msg, len,

@@ -104,8 +104,8 @@ shown_once missing "the missing cable" 'no cable between host mac-c and host mac
 "$MT_TBCLUSTER" fault "$cd_cable" up || fatal "tbcluster fault $cd_cable up failed"
 
 # together: jobs A and B at once.
-pids=()
-for j in A B; do
+pids=() jobs=(A B)
+for j in "${jobs[@]}"; do
     TBTEST_JOB=$j mt_launch 4 1 --map-by node --mca pml ob1 --mca btl self,tbrdma \
         --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
         --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" -x TBTEST_JOB "$MT_BIN/tb_ring" 3 1048576 \
@@ -115,7 +115,7 @@ done
 for i in 0 1; do
     wait "${pids[$i]}"
     rc=$?
-    j=$([ "$i" = 0 ] && echo A || echo B)
+    j=${jobs[$i]}
     check "together: job $j completes (mpirun exit $rc)" test "$rc" -eq 0
     expect "together: job $j, every rank right" 4 \
         "$(grep -c 'tbtest ring: rank .* of 4 OK' "$TC_TMP/together.$j")"
