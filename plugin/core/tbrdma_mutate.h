@@ -46,7 +46,9 @@
     X(BULK_UNPADDED)          /* a short bulk message is sent at its own frame count */        \
     X(SENDI_DOUBLE_RELEASE)   /* a sendi frame is released for its owner too */                \
     X(WATCHDOG_OFF)           /* unacknowledged frames never end a wait */                     \
-    X(RING_FULL_ONE_LATE)     /* a hand-off ring takes one entry more than it has slots */
+    X(RING_FULL_ONE_LATE)     /* a hand-off ring takes one entry more than it has slots */     \
+    X(ROUTE_DEPARTED)         /* the agent hands a departed rank's frames on */                \
+    X(VUC_FRAME_RULE_OFF)     /* a virtual queue pair takes a frame of another frame count */
 
 #ifdef TBRDMA_MUTATIONS
 enum tbrdma_mutation {

@@ -110,6 +110,19 @@ tbrdma_frame_verdict_t tbrdma_wire_check(const uint8_t *frame, uint32_t byte_len
     return TBRDMA_FRAME_OK;
 }
 
+tbrdma_frame_verdict_t tbrdma_wire_peek_conn(const uint8_t *frame, uint32_t byte_len, uint8_t chan,
+                                             uint32_t *conn)
+{
+    if (byte_len < TBRDMA_HDR_BYTES) {
+        return TBRDMA_FRAME_SHORT;
+    }
+    if (!wire_header_sane(frame, chan)) {
+        return TBRDMA_FRAME_BAD_HDR;
+    }
+    *conn = tbrdma_get32(frame + 4);
+    return TBRDMA_FRAME_OK;
+}
+
 const char *tbrdma_wire_verdict_name(tbrdma_frame_verdict_t v)
 {
     static const char *names[TBRDMA_FRAME_VERDICTS] = {

@@ -94,6 +94,15 @@ tbrdma_frame_verdict_t tbrdma_wire_check_frames(uint32_t byte_len, uint32_t fram
 tbrdma_frame_verdict_t tbrdma_wire_check(const uint8_t *frame, uint32_t byte_len, uint8_t chan,
                                          uint32_t conn, int csum, tbrdma_hdr_t *h);
 
+/*
+ * What a switch may read of a frame of byte_len bytes that arrived on channel chan before it
+ * hands it on (the per-Mac agent, core/tbrdma_route.h): the header's sanity and CRC, then the
+ * connection id into *conn. TBRDMA_FRAME_OK, TBRDMA_FRAME_SHORT or TBRDMA_FRAME_BAD_HDR; the
+ * payload, its length and its checksum are the receiving rank's to check (tbrdma_wire_check).
+ */
+tbrdma_frame_verdict_t tbrdma_wire_peek_conn(const uint8_t *frame, uint32_t byte_len, uint8_t chan,
+                                             uint32_t *conn);
+
 /* Short name of a verdict ("bad header crc", ...), for counters and messages. */
 const char *tbrdma_wire_verdict_name(tbrdma_frame_verdict_t v);
 

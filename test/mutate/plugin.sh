@@ -64,6 +64,8 @@ bulk_unpadded          mpi/suite:p2p:1          pingpong:
 sendi_double_release   mpi/suite:p2p:1          pingpong:
 watchdog_off           mpi/outage:1             starve:
 ring_full_one_late     unit/test_ring           test_ring_full_and_order
+route_departed         unit/test_route          test_route_frame_outcomes
+vuc_frame_rule_off     unit/test_route          test_vuc_rules
 TABLE
 )
 
