@@ -9,6 +9,7 @@ extern int *__error(void);
 #define ESRCH  3
 #define EINTR  4
 #define EIO    5
+#define EBADF  9
 #define ECHILD 10
 #define ENOMEM 12
 #define EBUSY  16
