@@ -7,7 +7,8 @@
  * Linux: a pidfd (pidfd_open, Linux 5.3), readable once the process has exited. macOS: a kqueue
  * with one EVFILT_PROC / NOTE_EXIT event. Either way one file descriptor per watched process,
  * which the agent can poll with its other work, and no race with the process's pid being reused
- * once the watch is open. Where pidfd_open does not exist (ENOSYS: a kernel older than 5.3), the
+ * once the watch is open. Where pidfd_open does not exist (ENOSYS: a kernel older than 5.3) or a
+ * container's seccomp filter refuses it (EPERM: pidfd_open itself checks no permission), the
  * watch falls back to kill(pid, 0): a pid that is reused before the check is then taken for the
  * process (a guess that errs towards "alive", so the agent waits for the peers' liveness
  * instead). Opal-free (libtbrdma_sys).
