@@ -305,6 +305,37 @@ static void connect_report(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma
     mca_btl_tbrdma_show_help("connect-failed", msg);
 }
 
+/*
+ * Step 3b: whether any participant's record says it could not set up its queue pairs. Every
+ * participant reads the same records after the fence, so every process decides alike, also one
+ * that has no endpoint to the process that failed (a rank of the same Mac).
+ */
+static bool connect_job_refused(const opal_process_name_t *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tbrdma_conn_record_t rec;
+        uint8_t *blob = NULL;
+        size_t size = 0;
+        int rc, status;
+
+        OPAL_MODEX_RECV_STRING(rc, CONNECT_KEY, &names[i], &blob, &size);
+        if (OPAL_SUCCESS != rc || NULL == blob) {
+            continue; /* named by the endpoints that need it (connect_peer_record) */
+        }
+        rc = tbrdma_conn_decode(blob, size, &rec);
+        free(blob);
+        if (0 != rc) {
+            continue;
+        }
+        status = rec.status;
+        tbrdma_conn_record_free(&rec);
+        if (0 != status) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Step 4: every READY endpoint. Returns the endpoints whose peer could not set up at all. */
 static int connect_all(mca_btl_tbrdma_module_t *module)
 {
@@ -434,6 +465,28 @@ static void connect_refusal_fence(size_t nprocs, opal_proc_t **procs,
     }
 }
 
+/*
+ * A process of the job could not set up its queue pairs: the job cannot run on tbrdma alone, and
+ * a process that aborts in MPI_Init keeps what it holds (Apple), so every process lets go now.
+ * Each one whose own setup worked names the peers that failed (connect_all), then all meet in a
+ * fence before any returns, as for the budget's refusal. Without that fence, 4 of 40 such jobs
+ * on the simulated Macs never ended on Open MPI 5.0 (prterun and one prted waiting, every rank
+ * gone); with it, none of 70. Why the launcher waits is a guess: a help message still on its
+ * way to mpirun when the first process aborts.
+ */
+static void connect_refused(mca_btl_tbrdma_module_t *module, const tbrdma_conn_record_t *rec,
+                            const opal_process_name_t *names, size_t n)
+{
+    if (0 == rec->status) {
+        (void) connect_all(module);
+    }
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                   "not used in this job: a process of the job could not set up its queue pairs, "
+                   "so every process releases its own");
+    mca_btl_tbrdma_release_verbs(module);
+    (void) tbrdma_compat_commit_fence(names, n);
+}
+
 int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
                            const mca_btl_tbrdma_job_t *job)
 {
@@ -456,17 +509,16 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
     rec.flags = mca_btl_tbrdma_component.checksum ? TBRDMA_CONN_FLAG_CSUM : 0;
     connect_setup(module, &rec);
     rc = connect_exchange(&rec, names, nnames);
-    if (OPAL_SUCCESS != rc || 0 != rec.status) {
+    if (OPAL_SUCCESS != rc) {
         mca_btl_tbrdma_release_verbs(module);
-        rc = (OPAL_SUCCESS != rc) ? rc : OPAL_ERR_UNREACH;
         goto out_free;
     }
-    if (0 < connect_all(module)) {
-        /* a process of the job has no queue pair at all: the job cannot run on tbrdma alone, and
-         * one that aborts in MPI_Init keeps what it holds (Apple): every process lets go now */
-        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
-                       "not used in this job: a process of the job could not set up its queue "
-                       "pairs, so every process releases its own");
+    if (connect_job_refused(names, nnames)) {
+        connect_refused(module, &rec, names, nnames);
+        rc = OPAL_ERR_UNREACH;
+        goto out_free;
+    }
+    if (0 < connect_all(module)) { /* cannot happen after the check above: refuse anyway */
         mca_btl_tbrdma_release_verbs(module);
         rc = OPAL_ERR_UNREACH;
         goto out_free;

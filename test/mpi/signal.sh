@@ -10,7 +10,8 @@
 #   kill9    SIGKILL of mac-b's rank, three jobs in turn: its queue pairs stay held and so does
 #            its slot ledger record (the other ranks remove theirs), each record counting what
 #            the simulator holds for it; the fourth job cannot create its queue pairs and names
-#            the 9 held by the 3 dead processes and the fix, as tbrdma-info on mac-b does too;
+#            the 9 held by the 3 dead processes and the fix, as tbrdma-info on mac-b does too, and
+#            ends by itself each of several tries (8 on 5.0);
 #            after tbsimctl reclaim, a job runs
 # Nothing is left held afterwards, and no slot ledger record.
 set -uo pipefail
@@ -131,14 +132,22 @@ if [ "${#dead[@]}" = 3 ]; then
         --verbs-lib "$MT_REPO/build/test/sim/.libs/libtbsim.so" --ledger-dir "$(mt_ledger_dir)")
     expect "kill9: tbrdma-info on mac-b: devices with 9 queue pairs held by the dead" 3 \
         "$(grep -c '^held host=mac-b device=rdma_en[0-9]* port=1 qps=9 text=device .* 3 tbrdma processes' <<<"$info")"
-    MT_OUT=$TC_TMP/kill9-full.out
-    mt_launch_btl 4 1 "$MT_BIN/tb_ring" 1 >"$MT_OUT" 2>&1
-    rc=$?
-    check "kill9-full: the fourth job fails (mpirun exit status $rc)" test "$rc" -ne 0
-    if [ 124 = "$rc" ] || [ 137 = "$rc" ]; then # stopped at its time limit: a hang, not an end
-        echo "    | kill9-full: the refused job did not end by itself; what it waited in:"
-        sed -n '/^tbtest: the job still runs/,$p' "$MT_OUT" | head -40 | sed 's/^/    | /'
-    fi
+    # The refused job, several times: before its processes met in a fence after their messages,
+    # about 1 in 10 never ended on Open MPI 5.0 (docs/design.md, "Two jobs on the same Macs").
+    tries=$([ "$MT_FLAVOUR" = 5.0 ] && echo 8 || echo 2) ended=0
+    for try in $(seq "$tries"); do
+        MT_OUT=$TC_TMP/kill9-full.$try.out
+        MT_TIMEOUT=60 mt_launch_btl 4 1 "$MT_BIN/tb_ring" 1 >"$MT_OUT" 2>&1
+        rc=$?
+        if [ 124 = "$rc" ] || [ 137 = "$rc" ]; then # stopped at its time limit: a hang, not an end
+            echo "    | kill9-full: try $try: the refused job did not end by itself; what it waited in:"
+            sed -n '/^tbtest: the job still runs/,$p' "$MT_OUT" | head -40 | sed 's/^/    | /'
+        elif [ 0 != "$rc" ]; then
+            ended=$((ended + 1))
+        fi
+    done
+    expect "kill9-full: the fourth job fails and ends by itself, each of $tries tries" "$tries" "$ended"
+    MT_OUT=$TC_TMP/kill9-full.1.out
     check_grep "kill9-full: the refusal counts the slots held by the dead" "$MT_OUT" \
         "device rdma_en[0-9]+: 9 of its queue pairs are held by 3 tbrdma processes of mac-b that ended without releasing them"
     for pid in "${dead[@]}"; do
