@@ -49,11 +49,13 @@ int tbrdma_agentseg_plan(const tbrdma_agentseg_geom_t *g, tbrdma_agentseg_plan_t
     }
     memset(p, 0, sizeof(*p));
     p->g = *g;
-    p->tx_ring_cap = agentseg_pow2(g->tx_eager + g->tx_bulk);
-    p->rx_ring_cap = agentseg_pow2(g->rx_eager + g->rx_bulk);
-    p->tx_ring_bytes = agentseg_align(tbrdma_ring_bytes(p->tx_ring_cap), TBRDMA_RING_LINE);
-    p->rx_ring_bytes = agentseg_align(tbrdma_ring_bytes(p->rx_ring_cap), TBRDMA_RING_LINE);
-    rings = 2 * p->tx_ring_bytes + p->rx_ring_bytes;
+    p->to_ring_cap = agentseg_pow2(g->tx_eager + g->tx_bulk + g->rx_eager + g->rx_bulk);
+    p->from_ring_cap = agentseg_pow2(g->rx_eager + g->rx_bulk);
+    p->done_ring_cap = agentseg_pow2(g->tx_eager + g->tx_bulk);
+    p->to_ring_bytes = agentseg_align(tbrdma_ring_bytes(p->to_ring_cap), TBRDMA_RING_LINE);
+    p->from_ring_bytes = agentseg_align(tbrdma_ring_bytes(p->from_ring_cap), TBRDMA_RING_LINE);
+    p->done_ring_bytes = agentseg_align(tbrdma_ring_bytes(p->done_ring_cap), TBRDMA_RING_LINE);
+    rings = p->to_ring_bytes + p->from_ring_bytes + p->done_ring_bytes;
     p->rank_off = agentseg_align(sizeof(tbrdma_agentseg_hdr_t), TBRDMA_RING_LINE);
     p->rank_stride = agentseg_align(sizeof(tbrdma_agentseg_rank_t), TBRDMA_RING_LINE) + rings;
     p->nslots = g->nranks * (g->tx_eager + g->tx_bulk) + g->rx_eager + g->rx_bulk;
@@ -74,10 +76,24 @@ size_t tbrdma_agentseg_ring_off(const tbrdma_agentseg_plan_t *p, uint32_t r, int
     case TBRDMA_AGENTSEG_TO_AGENT:
         return off;
     case TBRDMA_AGENTSEG_FROM_AGENT:
-        return off + p->tx_ring_bytes;
+        return off + p->to_ring_bytes;
     default:
-        return off + p->tx_ring_bytes + p->rx_ring_bytes;
+        return off + p->to_ring_bytes + p->from_ring_bytes;
     }
+}
+
+uint32_t tbrdma_agentseg_ring_cap(const tbrdma_agentseg_plan_t *p, int which)
+{
+    return (TBRDMA_AGENTSEG_TO_AGENT == which)     ? p->to_ring_cap
+           : (TBRDMA_AGENTSEG_FROM_AGENT == which) ? p->from_ring_cap
+                                                   : p->done_ring_cap;
+}
+
+size_t tbrdma_agentseg_ring_bytes(const tbrdma_agentseg_plan_t *p, int which)
+{
+    return (TBRDMA_AGENTSEG_TO_AGENT == which)     ? p->to_ring_bytes
+           : (TBRDMA_AGENTSEG_FROM_AGENT == which) ? p->from_ring_bytes
+                                                   : p->done_ring_bytes;
 }
 
 int tbrdma_agentseg_init(void *base, size_t bytes, const tbrdma_agentseg_plan_t *p)
@@ -92,17 +108,13 @@ int tbrdma_agentseg_init(void *base, size_t bytes, const tbrdma_agentseg_plan_t 
         return -ENOSPC;
     }
     for (uint32_t r = 0; r < p->g.nranks; r++) {
-        if (0
-                != tbrdma_ring_init(b + tbrdma_agentseg_ring_off(p, r, TBRDMA_AGENTSEG_TO_AGENT),
-                                    p->tx_ring_bytes, p->tx_ring_cap)
-            || 0
-                   != tbrdma_ring_init(
-                       b + tbrdma_agentseg_ring_off(p, r, TBRDMA_AGENTSEG_FROM_AGENT),
-                       p->rx_ring_bytes, p->rx_ring_cap)
-            || 0
-                   != tbrdma_ring_init(b + tbrdma_agentseg_ring_off(p, r, TBRDMA_AGENTSEG_DONE),
-                                       p->tx_ring_bytes, p->tx_ring_cap)) {
-            return -EINVAL;
+        for (int which = TBRDMA_AGENTSEG_TO_AGENT; which <= TBRDMA_AGENTSEG_DONE; which++) {
+            if (0
+                != tbrdma_ring_init(b + tbrdma_agentseg_ring_off(p, r, which),
+                                    tbrdma_agentseg_ring_bytes(p, which),
+                                    tbrdma_agentseg_ring_cap(p, which))) {
+                return -EINVAL;
+            }
         }
     }
     h->geom = p->g;

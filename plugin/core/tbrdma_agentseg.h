@@ -5,8 +5,9 @@
  *   header      constants (magic, version, the geometry), the agent's pid, heartbeat and state,
  *               and per cable the agent's real queue pair numbers and send PSN
  *   per rank    a control line (the rank's pid and state) and three hand-off rings
- *               (core/tbrdma_ring.h): to the agent (frames to send), from the agent (frames that
- *               arrived), done (sends completed)
+ *               (core/tbrdma_ring.h): to the agent (the rank's send slots filled, and the
+ *               agent's receive slots it has emptied: an index says which), from the agent
+ *               (receive slots for this rank), done (send slots whose SEND completed)
  *   descriptors one per frame slot: length, cable, channel, status
  *   slab        the frame slots, 16 KiB aligned (an Apple silicon page), registered once by the
  *               agent as one memory region: per rank its own send slots, 1-frame and bulk; the
@@ -47,14 +48,15 @@ typedef struct tbrdma_agentseg_geom {
 /* Where everything is (byte offsets from the segment's start). */
 typedef struct tbrdma_agentseg_plan {
     tbrdma_agentseg_geom_t g;
-    uint32_t tx_ring_cap; /* slots of the to-agent and done rings: >= tx_eager + tx_bulk */
-    uint32_t rx_ring_cap; /* slots of the from-agent ring: >= rx_eager + rx_bulk */
-    size_t tx_ring_bytes, rx_ring_bytes; /* each a whole number of cache lines */
-    size_t rank_off, rank_stride;        /* rank r's control line at rank_off + r * rank_stride */
-    size_t desc_off;                     /* the descriptors, one per slot */
-    size_t slab_off;                     /* the frame slots */
-    uint32_t nslots;                     /* every slot: the ranks' send slots, then the agent's */
-    size_t total;                        /* bytes the segment needs */
+    uint32_t to_ring_cap;   /* to the agent: >= every send slot of the rank + every receive slot */
+    uint32_t from_ring_cap; /* from the agent: >= rx_eager + rx_bulk */
+    uint32_t done_ring_cap; /* done: >= tx_eager + tx_bulk */
+    size_t to_ring_bytes, from_ring_bytes, done_ring_bytes; /* whole cache lines each */
+    size_t rank_off, rank_stride; /* rank r's control line at rank_off + r * rank_stride */
+    size_t desc_off;              /* the descriptors, one per slot */
+    size_t slab_off;              /* the frame slots */
+    uint32_t nslots;              /* every slot: the ranks' send slots, then the agent's */
+    size_t total;                 /* bytes the segment needs */
 } tbrdma_agentseg_plan_t;
 
 /* One slot's descriptor (written by the slot's producer before it pushes the index). */
@@ -126,8 +128,10 @@ uint32_t tbrdma_agentseg_slot_bytes(const tbrdma_agentseg_plan_t *p, uint32_t sl
 size_t tbrdma_agentseg_slot_off(const tbrdma_agentseg_plan_t *p, uint32_t slot);
 int tbrdma_agentseg_slot_owner(const tbrdma_agentseg_plan_t *p, uint32_t slot);
 
-/* Offsets of rank r's three rings (to the agent, from the agent, done). */
+/* Rank r's three rings (to the agent, from the agent, done): offset, capacity and bytes. */
 size_t tbrdma_agentseg_ring_off(const tbrdma_agentseg_plan_t *p, uint32_t r, int which);
+uint32_t tbrdma_agentseg_ring_cap(const tbrdma_agentseg_plan_t *p, int which);
+size_t tbrdma_agentseg_ring_bytes(const tbrdma_agentseg_plan_t *p, int which);
 #define TBRDMA_AGENTSEG_TO_AGENT   0
 #define TBRDMA_AGENTSEG_FROM_AGENT 1
 #define TBRDMA_AGENTSEG_DONE       2

@@ -75,10 +75,15 @@ static void plan_checked(const tbrdma_agentseg_geom_t *g)
     CU_ASSERT(p.rank_off >= sizeof(tbrdma_agentseg_hdr_t));
     CU_ASSERT(0 == p.slab_off % TBRDMA_AGENTSEG_PAGE);
     CU_ASSERT(p.slab_off >= p.desc_off + p.nslots * sizeof(tbrdma_agentseg_desc_t));
-    CU_ASSERT(p.tx_ring_cap >= g->tx_eager + g->tx_bulk
-              && p.rx_ring_cap >= g->rx_eager + g->rx_bulk);
-    CU_ASSERT(0 == (p.tx_ring_cap & (p.tx_ring_cap - 1))
-              && 0 == (p.rx_ring_cap & (p.rx_ring_cap - 1)));
+    CU_ASSERT(p.to_ring_cap >= g->tx_eager + g->tx_bulk + g->rx_eager + g->rx_bulk);
+    CU_ASSERT(p.from_ring_cap >= g->rx_eager + g->rx_bulk);
+    CU_ASSERT(p.done_ring_cap >= g->tx_eager + g->tx_bulk);
+    for (int w = TBRDMA_AGENTSEG_TO_AGENT; w <= TBRDMA_AGENTSEG_DONE; w++) {
+        uint32_t cap = tbrdma_agentseg_ring_cap(&p, w);
+
+        CU_ASSERT(0 == (cap & (cap - 1)));
+        CU_ASSERT(tbrdma_agentseg_ring_bytes(&p, w) >= tbrdma_ring_bytes(cap));
+    }
     CU_ASSERT(p.nslots == g->nranks * (g->tx_eager + g->tx_bulk) + g->rx_eager + g->rx_bulk);
     for (uint32_t r = 0; r < g->nranks; r++) {
         size_t line = p.rank_off + r * p.rank_stride;
@@ -86,8 +91,9 @@ static void plan_checked(const tbrdma_agentseg_geom_t *g)
         size_t from = tbrdma_agentseg_ring_off(&p, r, TBRDMA_AGENTSEG_FROM_AGENT);
         size_t done = tbrdma_agentseg_ring_off(&p, r, TBRDMA_AGENTSEG_DONE);
 
-        bad += !(line + sizeof(tbrdma_agentseg_rank_t) <= to && to + p.tx_ring_bytes <= from);
-        bad += !(from + p.rx_ring_bytes <= done && done + p.tx_ring_bytes <= line + p.rank_stride);
+        bad += !(line + sizeof(tbrdma_agentseg_rank_t) <= to && to + p.to_ring_bytes <= from);
+        bad += !(from + p.from_ring_bytes <= done);
+        bad += !(done + p.done_ring_bytes <= line + p.rank_stride);
         bad += (0 != to % TBRDMA_RING_LINE) + (0 != from % TBRDMA_RING_LINE);
         bad += (0 != done % TBRDMA_RING_LINE);
     }
@@ -186,15 +192,12 @@ static void test_agentseg_init_and_read(void)
     CU_ASSERT(0 == tbrdma_agentseg_read(m, p.total, &q));
     CU_ASSERT(0 == memcmp(&p, &q, sizeof(p)));
     for (uint32_t r = 0; r < small.nranks; r++) {
-        CU_ASSERT(0
-                  == tbrdma_ring_attach(&ring, m + tbrdma_agentseg_ring_off(&q, r, 0),
-                                        q.tx_ring_bytes, 1));
-        CU_ASSERT(0
-                  == tbrdma_ring_attach(&ring, m + tbrdma_agentseg_ring_off(&q, r, 1),
-                                        q.rx_ring_bytes, 1));
-        CU_ASSERT(0
-                  == tbrdma_ring_attach(&ring, m + tbrdma_agentseg_ring_off(&q, r, 2),
-                                        q.tx_ring_bytes, 1));
+        for (int w = TBRDMA_AGENTSEG_TO_AGENT; w <= TBRDMA_AGENTSEG_DONE; w++) {
+            CU_ASSERT(0
+                      == tbrdma_ring_attach(&ring, m + tbrdma_agentseg_ring_off(&q, r, w),
+                                            tbrdma_agentseg_ring_bytes(&q, w), 1));
+            CU_ASSERT(tbrdma_agentseg_ring_cap(&q, w) == ring.mask + 1);
+        }
     }
     CU_ASSERT(-ENOSPC == tbrdma_agentseg_read(m, p.total - 1, &q));
     h->geom.nranks = 5; /* grown past the memory it is in */
@@ -222,23 +225,29 @@ static void test_agentseg_rings_never_full(void)
 
     CU_ASSERT_FATAL(0 == tbrdma_agentseg_plan(&small, &p));
     m = segment_made(&p);
-    CU_ASSERT_FATAL(
-        0 == tbrdma_ring_attach(&to, m + tbrdma_agentseg_ring_off(&p, 3, 0), p.tx_ring_bytes, 1));
-    CU_ASSERT_FATAL(
-        0 == tbrdma_ring_attach(&from, m + tbrdma_agentseg_ring_off(&p, 3, 1), p.rx_ring_bytes, 1));
-    CU_ASSERT_FATAL(
-        0 == tbrdma_ring_attach(&done, m + tbrdma_agentseg_ring_off(&p, 3, 2), p.tx_ring_bytes, 1));
+    CU_ASSERT_FATAL(0
+                    == tbrdma_ring_attach(&to, m + tbrdma_agentseg_ring_off(&p, 3, 0),
+                                          tbrdma_agentseg_ring_bytes(&p, 0), 1));
+    CU_ASSERT_FATAL(0
+                    == tbrdma_ring_attach(&from, m + tbrdma_agentseg_ring_off(&p, 3, 1),
+                                          tbrdma_agentseg_ring_bytes(&p, 1), 1));
+    CU_ASSERT_FATAL(0
+                    == tbrdma_ring_attach(&done, m + tbrdma_agentseg_ring_off(&p, 3, 2),
+                                          tbrdma_agentseg_ring_bytes(&p, 2), 1));
+    /* rank 3 holds every receive slot (the agent handed it all) and fills every send slot: it
+     * hands them all to the agent at once, the emptied receive slots with them */
     for (uint32_t s = 0; s < p.nslots; s++) {
         int owner = tbrdma_agentseg_slot_owner(&p, s);
 
         if (3 == owner) {
             failed += (0 != tbrdma_ring_push(&to, s)) + (0 != tbrdma_ring_push(&done, s));
         } else if (-1 == owner) {
-            failed += (0 != tbrdma_ring_push(&from, s)); /* every receive slot to one rank */
+            failed += (0 != tbrdma_ring_push(&from, s)) + (0 != tbrdma_ring_push(&to, s));
         }
     }
     CU_ASSERT(0 == failed);
-    CU_ASSERT(small.tx_eager + small.tx_bulk == tbrdma_ring_count(&to));
+    CU_ASSERT(small.tx_eager + small.tx_bulk + small.rx_eager + small.rx_bulk
+              == tbrdma_ring_count(&to));
     CU_ASSERT(small.rx_eager + small.rx_bulk == tbrdma_ring_count(&from));
     free(m);
 }
