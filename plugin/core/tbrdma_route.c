@@ -98,14 +98,20 @@ void tbrdma_vuc_fini(tbrdma_vuc_t *v)
     *v = (tbrdma_vuc_t){0};
 }
 
-int tbrdma_vuc_post(tbrdma_vuc_t *v, uint64_t wr_id, uint32_t len)
+int tbrdma_vuc_post_buf(tbrdma_vuc_t *v, uint64_t wr_id, void *addr, uint32_t len)
 {
     if (v->count == v->cap) {
         return -ENOMEM;
     }
-    v->q[(v->head + v->count) % v->cap] = (tbrdma_vuc_recv_t){.wr_id = wr_id, .len = len};
+    v->q[(v->head + v->count) % v->cap] =
+        (tbrdma_vuc_recv_t){.wr_id = wr_id, .addr = addr, .len = len};
     v->count++;
     return 0;
+}
+
+int tbrdma_vuc_post(tbrdma_vuc_t *v, uint64_t wr_id, uint32_t len)
+{
+    return tbrdma_vuc_post_buf(v, wr_id, NULL, len);
 }
 
 tbrdma_vuc_verdict_t tbrdma_vuc_arrive(tbrdma_vuc_t *v, uint32_t byte_len, tbrdma_vuc_recv_t *rcv)

@@ -71,6 +71,7 @@ const char *tbrdma_route_outcome_name(tbrdma_route_outcome_t o);
 
 typedef struct tbrdma_vuc_recv {
     uint64_t wr_id;
+    void *addr;   /* where the frame goes (NULL: the caller keeps that itself) */
     uint32_t len; /* bytes posted */
 } tbrdma_vuc_recv_t;
 
@@ -92,6 +93,9 @@ void tbrdma_vuc_fini(tbrdma_vuc_t *v);
 /* Posts a receive of len bytes. 0, or -ENOMEM when cap receives are posted already (what a
  * verbs post beyond max_recv returns). */
 int tbrdma_vuc_post(tbrdma_vuc_t *v, uint64_t wr_id, uint32_t len);
+
+/* The same, with the receive's buffer, handed back in the receive that arrive takes. */
+int tbrdma_vuc_post_buf(tbrdma_vuc_t *v, uint64_t wr_id, void *addr, uint32_t len);
 
 /* What became of a frame handed to the queue pair. */
 typedef enum tbrdma_vuc_verdict {
