@@ -313,7 +313,6 @@ static void connect_report(const mca_btl_tbrdma_module_t *module, mca_btl_tbrdma
 static bool connect_job_refused(const opal_process_name_t *names, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        tbrdma_conn_record_t rec;
         uint8_t *blob = NULL;
         size_t size = 0;
         int rc, status;
@@ -322,25 +321,18 @@ static bool connect_job_refused(const opal_process_name_t *names, size_t n)
         if (OPAL_SUCCESS != rc || NULL == blob) {
             continue; /* named by the endpoints that need it (connect_peer_record) */
         }
-        rc = tbrdma_conn_decode(blob, size, &rec);
+        status = tbrdma_conn_status(blob, size); /* the header only: no entries decoded */
         free(blob);
-        if (0 != rc) {
-            continue;
-        }
-        status = rec.status;
-        tbrdma_conn_record_free(&rec);
-        if (0 != status) {
+        if (0 < status) {
             return true;
         }
     }
     return false;
 }
 
-/* Step 4: every READY endpoint. Returns the endpoints whose peer could not set up at all. */
-static int connect_all(mca_btl_tbrdma_module_t *module)
+/* Step 4: every READY endpoint; a failed one is reported and dropped. */
+static void connect_all(mca_btl_tbrdma_module_t *module)
 {
-    int peer_setup = 0;
-
     char err[TBRDMA_MSG_MAX / 2];
     mca_btl_tbrdma_endpoint_t *ep;
     uint64_t now = mca_btl_tbrdma_now();
@@ -365,10 +357,8 @@ static int connect_all(mca_btl_tbrdma_module_t *module)
             ep->state = TBRDMA_EP_FAILED;
             ep->fail_reported = 1;
             connect_drop(ep);
-            peer_setup += (CONNECT_PEER_SETUP == rc) ? 1 : 0;
         }
     }
-    return peer_setup;
 }
 
 /* The module's progress array: every CONNECTED endpoint. */
@@ -478,7 +468,7 @@ static void connect_refused(mca_btl_tbrdma_module_t *module, const tbrdma_conn_r
                             const opal_process_name_t *names, size_t n)
 {
     if (0 == rec->status) {
-        (void) connect_all(module);
+        connect_all(module);
     }
     TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                    "not used in this job: a process of the job could not set up its queue pairs, "
@@ -518,11 +508,7 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
         rc = OPAL_ERR_UNREACH;
         goto out_free;
     }
-    if (0 < connect_all(module)) { /* cannot happen after the check above: refuse anyway */
-        mca_btl_tbrdma_release_verbs(module);
-        rc = OPAL_ERR_UNREACH;
-        goto out_free;
-    }
+    connect_all(module); /* no peer failed its setup: connect_job_refused saw every record */
     rc = connect_index(module);
     if (OPAL_SUCCESS == rc) {
         connect_handshake(module);

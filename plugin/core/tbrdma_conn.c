@@ -92,26 +92,46 @@ static void conn_decode_entry(const uint8_t *p, tbrdma_conn_entry_t *e)
     e->stripe = get16(p + 30);
 }
 
-int tbrdma_conn_decode(const void *buf, size_t len, tbrdma_conn_record_t *rec_p)
+/* The header's checks (magic, version, lengths): its status and entry count. 0 or -errno. */
+static int conn_header(const uint8_t *p, size_t len, int *status_p, size_t *n_p)
 {
-    const uint8_t *p = buf;
-    tbrdma_conn_record_t rec;
-    size_t n;
-
     if (len < CONN_HDR_BYTES || TBRDMA_CONN_MAGIC != get32(p)) {
         return -EBADMSG;
     }
     if (TBRDMA_CONN_VERSION != get16(p + 4)) {
         return -EPROTONOSUPPORT;
     }
-    memset(&rec, 0, sizeof(rec));
-    rec.flags = p[6];
-    rec.status = get16(p + 12);
-    n = get16(p + 14);
-    if (get32(p + 8) != len || len != CONN_HDR_BYTES + n * CONN_ENTRY_BYTES || 0 != p[7]
-        || (0 != rec.status && 0 != n)) {
+    *status_p = get16(p + 12);
+    *n_p = get16(p + 14);
+    if (get32(p + 8) != len || len != CONN_HDR_BYTES + *n_p * CONN_ENTRY_BYTES || 0 != p[7]
+        || (0 != *status_p && 0 != *n_p)) {
         return -EBADMSG;
     }
+    return 0;
+}
+
+int tbrdma_conn_status(const void *buf, size_t len)
+{
+    int status = 0;
+    size_t n;
+    int rc = conn_header(buf, len, &status, &n);
+
+    return (0 != rc) ? rc : status;
+}
+
+int tbrdma_conn_decode(const void *buf, size_t len, tbrdma_conn_record_t *rec_p)
+{
+    const uint8_t *p = buf;
+    tbrdma_conn_record_t rec;
+    size_t n = 0;
+    int rc;
+
+    memset(&rec, 0, sizeof(rec));
+    rc = conn_header(p, len, &rec.status, &n);
+    if (0 != rc) {
+        return rc;
+    }
+    rec.flags = p[6];
     if (0 < n) {
         rec.entries = calloc(n, sizeof(*rec.entries));
         if (NULL == rec.entries) {

@@ -50,6 +50,10 @@ int tbrdma_conn_encode(const tbrdma_conn_record_t *rec, void *buf, size_t len, s
  */
 int tbrdma_conn_decode(const void *buf, size_t len, tbrdma_conn_record_t *rec_p);
 
+/* The status of a record (0: the publisher set up; else its errno), from its header alone, or
+ * the negative errno tbrdma_conn_decode would return for the header. Never reads past len. */
+int tbrdma_conn_status(const void *buf, size_t len);
+
 /* Frees a decoded record's entries. */
 void tbrdma_conn_record_free(tbrdma_conn_record_t *rec);
 
