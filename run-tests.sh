@@ -372,6 +372,7 @@ fi
 if stage_wanted plugin-sim; then
     echo "== plugin-sim"
     run_dir plugin-sim test/integration/sim 600
+    run_test plugin-sim agent 300 test/agent/agent.sh # the per-Mac agent, driven by a stand-in
 fi
 
 # mpi_always FL: the mpi tests of Open MPI FL that run every time, one "NAME LIMIT COMMAND

@@ -114,6 +114,9 @@ typedef struct mca_btl_tbrdma_component_t {
     int zcopy_chunk;        /* bytes: the largest zero-copy SEND (whole frames) */
     int zcopy_window;       /* chunks in flight per peer */
     int zcopy_max_regs;     /* memory regions of user memory per device and process */
+    char *agent;            /* "auto", "on" or "off": the per-Mac agent (btl_tbrdma_agent.h) */
+    char *agent_path;       /* the tbrdma-agent program ("": beside the plugin, then bindir) */
+    int agent_timeout_ms;   /* how long a rank waits for its agent to answer */
 
     int output; /* opal_output stream of btl_tbrdma_verbose, -1 when closed */
 
@@ -139,6 +142,8 @@ typedef struct mca_btl_tbrdma_module_t {
     int neps;
     bool verbs_live;   /* queue pairs and memory exist (released at finalize, error or signal) */
     bool connect_done; /* the job's one connection step ran */
+    bool agent_mode;   /* the cables' queue pairs are the per-Mac agent's (btl_tbrdma_agent.h) */
+    bool agent_lost;   /* that agent died or stopped: every endpoint failed with it */
     mca_btl_base_module_error_cb_fn_t error_cb;
     tbrdma_rel_timing_t timing;
     uint64_t peer_timeout_ns, ack_delay_ns, force_ns;

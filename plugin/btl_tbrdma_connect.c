@@ -19,6 +19,7 @@
 #include "base/btl_tbrdma_ledger.h"
 #include "base/btl_tbrdma_output.h"
 #include "base/btl_tbrdma_token.h"
+#include "btl_tbrdma_agent.h"
 #include "channel/btl_tbrdma_chan.h"
 #include "engine/btl_tbrdma_progress.h"
 #include "engine/btl_tbrdma_teardown.h"
@@ -42,7 +43,7 @@
 
 /* Step 1 for host a's end of cable k to host b: 1 when over the budget (said by a's host). */
 static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, int a, int b, int k,
-                                int own)
+                                int own, bool quiet)
 {
     const char *dev = job->hosts[a].ports[job->mesh->link[a][b].ports[k]].device;
     tbrdma_budget_use_t use = {job->hosts[a].host,
@@ -59,7 +60,7 @@ static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, 
                                sizeof(msg))) {
         return 0;
     }
-    if (a == own && mca_btl_tbrdma_speaks_for_host()) {
+    if (!quiet && a == own && mca_btl_tbrdma_speaks_for_host()) {
         mca_btl_tbrdma_show_help("qp-budget", msg);
     }
     return 1;
@@ -71,7 +72,7 @@ static int connect_budget_cable(const mca_btl_tbrdma_job_t *job, size_t nprocs, 
  * its own device: striping adds devices, not queue pairs per device.
  */
 static int connect_budget(const mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
-                          size_t nprocs)
+                          size_t nprocs, bool quiet)
 {
     int own = mca_btl_tbrdma_job_host_index(job, module->local.host), over = 0;
 
@@ -80,12 +81,12 @@ static int connect_budget(const mca_btl_tbrdma_module_t *module, const mca_btl_t
             int ncables = (a == b) ? 0 : mca_btl_tbrdma_cables_used(&job->mesh->link[a][b]), n = 0;
 
             for (int k = 0; k < ncables; k++) {
-                n += connect_budget_cable(job, nprocs, a, b, k, own);
+                n += connect_budget_cable(job, nprocs, a, b, k, own, quiet);
             }
             over += (0 < n) ? 1 : 0;
         }
     }
-    if (0 < over) {
+    if (0 < over && !quiet) {
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                        "not used in this job: %d cabled pairs of hosts exceed the queue pair "
                        "budget of %d per device",
@@ -123,7 +124,7 @@ static void connect_ledger_write(const mca_btl_tbrdma_module_t *module)
             qps[n++] = tbrdma_verbs_dev_qps(module->devices[p]->vdev);
         }
     }
-    if (0 == n) { /* no device, no queue pair: nothing to record */
+    if (0 == n || module->agent_mode) { /* no queue pair of its own: nothing to record */
         tbrdma_ledger_file_remove();
         return;
     }
@@ -148,7 +149,7 @@ static int connect_setup_port(mca_btl_tbrdma_module_t *module, int port, int nep
     if (NULL == module->devices[port]) {
         return -ENOMEM;
     }
-    if (mca_btl_tbrdma_component.zcopy) {
+    if (mca_btl_tbrdma_component.zcopy && !module->agent_mode) {
         (void) mca_btl_tbrdma_rcache_init(module->devices[port]); /* none: large messages copied */
     }
     if (!module->verbs_live) {
@@ -477,19 +478,38 @@ static void connect_refused(mca_btl_tbrdma_module_t *module, const tbrdma_conn_r
     (void) tbrdma_compat_commit_fence(names, n);
 }
 
+/*
+ * Whether the job's cables are the per-Mac agents' (btl_tbrdma_agent): "on", or "auto" and the
+ * ranks' own queue pairs would not fit the budget. Every process decides alike from the same job
+ * map; it must, since a rank's queue pair and an agent's cannot be connected to each other.
+ */
+static bool connect_use_agent(const mca_btl_tbrdma_module_t *module,
+                              const mca_btl_tbrdma_job_t *job, size_t nprocs)
+{
+    const char *mode = mca_btl_tbrdma_component.agent;
+
+    if (0 == strcmp(mode, "on") || 0 == strcmp(mode, "off")) {
+        return 0 == strcmp(mode, "on");
+    }
+    return OPAL_SUCCESS != connect_budget(module, job, nprocs, true);
+}
+
 int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_proc_t **procs,
                            const mca_btl_tbrdma_job_t *job)
 {
     tbrdma_conn_record_t rec = {0};
     opal_process_name_t *names;
     size_t nnames = 0;
-    int rc = connect_budget(module, job, nprocs);
+    bool agent = connect_use_agent(module, job, nprocs);
+    int rc = agent ? OPAL_SUCCESS : connect_budget(module, job, nprocs, false);
 
     if (OPAL_SUCCESS != rc) {
         connect_refusal_fence(nprocs, procs, job);
         return rc;
     }
-    mca_btl_tbrdma_zc_plan(module, job, nprocs); /* zero-copy queue pairs where they fit */
+    if (!agent) { /* through the agent, large messages are copied (docs/design.md) */
+        mca_btl_tbrdma_zc_plan(module, job, nprocs); /* zero-copy queue pairs where they fit */
+    }
     names = connect_participants(nprocs, procs, job, &nnames);
     rec.entries = calloc(opal_list_get_size(&module->endpoints) + 1, sizeof(*rec.entries));
     if (NULL == names || NULL == rec.entries) {
@@ -497,8 +517,14 @@ int mca_btl_tbrdma_connect(mca_btl_tbrdma_module_t *module, size_t nprocs, opal_
         goto out_free;
     }
     rec.flags = mca_btl_tbrdma_component.checksum ? TBRDMA_CONN_FLAG_CSUM : 0;
-    connect_setup(module, &rec);
+    if (agent) { /* one more fence: the segment's name, from each Mac's first process */
+        rec.status = mca_btl_tbrdma_agent_join(module, job, nprocs, procs, names, nnames);
+    }
+    if (0 == rec.status) {
+        connect_setup(module, &rec);
+    }
     rc = connect_exchange(&rec, names, nnames);
+    mca_btl_tbrdma_agent_seal(); /* every local rank attached before this fence */
     if (OPAL_SUCCESS != rc) {
         mca_btl_tbrdma_release_verbs(module);
         goto out_free;

@@ -15,6 +15,7 @@
 #include "base/btl_tbrdma_output.h"
 #include "base/btl_tbrdma_token.h"
 #include "btl_tbrdma.h"
+#include "btl_tbrdma_agent.h"
 #include "btl_tbrdma_connect.h"
 #include "btl_tbrdma_signal.h"
 #include "channel/btl_tbrdma_chan.h"
@@ -517,6 +518,7 @@ static int module_finalize(struct mca_btl_base_module_t *btl)
         mca_btl_tbrdma_device_free(module->devices[p]);
         module->devices[p] = NULL;
     }
+    mca_btl_tbrdma_agent_leave(); /* agent mode: after the queue pairs, before the memory */
     free(module->eps);
     module_free_endpoints(module);
     OBJ_DESTRUCT(&module->lock);

@@ -119,7 +119,7 @@ static void params_zcopy_table(params_int_t *t)
 static params_int_t *params_int_table(size_t *n_p)
 {
     mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
-    static params_int_t table[16];
+    static params_int_t table[17];
 
     table[0] = (params_int_t){"eager_depth",
                               &c->eager_depth,
@@ -244,6 +244,16 @@ static params_int_t *params_int_table(size_t *n_p)
                                "a slow or stuck job is doing. Printed by the progress pass, so "
                                "also while a process waits in MPI. 0 = never. Range 0..86400, "
                                "default 0"};
+    table[16] = (params_int_t){"agent_timeout_ms",
+                               &c->agent_timeout_ms,
+                               30000,
+                               100,
+                               600000,
+                               OPAL_INFO_LVL_5,
+                               "Milliseconds a rank waits for its Mac's tbrdma agent to open the "
+                               "cables and to connect them to the peer Macs' agents at start-up "
+                               "(btl_tbrdma_agent); a dead agent is seen at once. Range "
+                               "100..600000, default 30000"};
     *n_p = sizeof(table) / sizeof(table[0]);
     return table;
 }
@@ -348,6 +358,20 @@ static int params_register_own(void)
               "Mac restarts. Created for every user when missing. Empty = no ledger. "
               "Default " TBRDMA_LEDGER_DIR_DEFAULT,
               TBRDMA_LEDGER_DIR_DEFAULT, OPAL_INFO_LVL_4, &c->ledger_dir);
+    rc |= 0 > params_register_string(
+              "agent",
+              "Who holds the cables' queue pairs. \"on\": one tbrdma-agent process per Mac and "
+              "job, which every rank of that Mac reaches through shared memory: 2 queue pairs "
+              "per cable end per job whatever the ranks, and a rank that dies holds nothing. "
+              "\"off\": each rank its own, 2 per pair of ranks on the two ends of a cable "
+              "(and zero-copy's third where it fits). \"auto\" (default): the agent when the "
+              "ranks' own would not fit btl_tbrdma_max_qps_per_device",
+              "auto", OPAL_INFO_LVL_3, &c->agent);
+    rc |= 0 > params_register_string(
+              "agent_path",
+              "Path of the tbrdma-agent program (btl_tbrdma_agent). Empty (default) = the one "
+              "built beside this plugin, else the installed one",
+              "", OPAL_INFO_LVL_5, &c->agent_path);
     rc |= 0 > params_register_bool(
               "allow_partial_mesh",
               "Whether tbrdma may run when some pairs of hosts have no cable between them (those "
@@ -373,6 +397,23 @@ static void params_verify_ints(void)
         mca_btl_tbrdma_show_help_all("invalid-param", msg);
         *t[i].storage = t[i].def;
     }
+}
+
+/* btl_tbrdma_agent is one of its three words. */
+static void params_verify_agent(void)
+{
+    mca_btl_tbrdma_component_t *c = &mca_btl_tbrdma_component;
+    char msg[TBRDMA_MSG_MAX];
+
+    if (NULL != c->agent
+        && (0 == strcmp(c->agent, "auto") || 0 == strcmp(c->agent, "on")
+            || 0 == strcmp(c->agent, "off"))) {
+        return;
+    }
+    snprintf(msg, sizeof(msg), "btl_tbrdma_agent = \"%s\" is not auto, on or off; using auto",
+             NULL != c->agent ? c->agent : "");
+    mca_btl_tbrdma_show_help_all("invalid-param", msg);
+    c->agent = "auto";
 }
 
 /* Zero-copy chunks are whole frames; without zero-copy ob1 is offered no get at all. */
@@ -410,6 +451,7 @@ int mca_btl_tbrdma_params_register(void)
     /* ob1's largest fragment is one bulk message (the base registers it with this default) */
     params_verify_ints();
     params_verify_zcopy();
+    params_verify_agent();
     /* ob1's eager messages and largest fragments: one bulk message, so a message that fits
      * one goes one way, without a rendezvous's round trip (as a train up to the longest train,
      * as one padded bulk message above it) */

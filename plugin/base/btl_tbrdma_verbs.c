@@ -10,9 +10,15 @@
  * GRH hop limit 1, source GID = the port's IPv4-mapped entry, every send signaled, one SGE, no
  * inline data), and the inline post/poll calls of verbs.h, which reach the provider through
  * ctx->ops. The caller serializes all calls on one device (base/btl_tbrdma_token.c's token).
+ *
+ * While the process is attached to its Mac's agent (btl_tbrdma_agentlink.h), the data path's
+ * calls go to the agent-mode half instead (btl_tbrdma_verbs_agent.c): a device is one of the
+ * agent's cables, a queue pair is virtual, and nothing here touches the device.
  */
 #include "base/btl_tbrdma_verbs.h"
+#include "base/btl_tbrdma_agentlink.h"
 #include "base/btl_tbrdma_netif.h"
+#include "base/btl_tbrdma_verbs_agent.h"
 #include "base/btl_tbrdma_verbs_load.h"
 #include "core/tbrdma_gid.h"
 
@@ -146,11 +152,13 @@ struct tbrdma_vdev {
     int port_num;
     int nqps; /* queue pairs of this process on the device now (the ledger's count) */
     char name[TBRDMA_NAME_MAX];
+    tbrdma_adev_t *agent; /* agent mode: the agent's cable, and nothing above is open */
 };
 
 struct tbrdma_vqp {
     struct ibv_qp *qp;
     tbrdma_vdev_t *dev;
+    tbrdma_aqp_t *agent; /* agent mode: the virtual queue pair */
 };
 
 /* Opens the device called name: a context, or NULL with -errno in *rc_p. */
@@ -191,6 +199,14 @@ int tbrdma_verbs_dev_open(const char *name, int port_num, int cqe, tbrdma_vdev_t
     }
     snprintf(dev->name, sizeof(dev->name), "%s", name);
     dev->port_num = port_num;
+    if (tbrdma_agentlink_attached()) {
+        rc = tbrdma_vagent_dev_open(name, &dev->agent, err, errlen);
+        if (0 != rc) {
+            goto err_free_dev;
+        }
+        *dev_p = dev;
+        return 0;
+    }
     dev->ctx = verbs_open_by_name(name, &rc);
     if (NULL == dev->ctx) {
         snprintf(err, errlen, "device %s: cannot open it: %s", name, strerror(-rc));
@@ -227,6 +243,11 @@ void tbrdma_verbs_dev_close(tbrdma_vdev_t *dev)
     if (NULL == dev) {
         return;
     }
+    if (NULL != dev->agent) {
+        tbrdma_vagent_dev_close(dev->agent);
+        free(dev);
+        return;
+    }
     tbrdma_verbs_fn.destroy_cq(dev->cq);
     tbrdma_verbs_fn.dealloc_pd(dev->pd);
     tbrdma_verbs_fn.close_device(dev->ctx);
@@ -236,8 +257,14 @@ void tbrdma_verbs_dev_close(tbrdma_vdev_t *dev)
 int tbrdma_verbs_mr_reg(tbrdma_vdev_t *dev, void *addr, size_t len, tbrdma_vmr_t *mr, char *err,
                         size_t errlen)
 {
-    struct ibv_mr *m = tbrdma_verbs_fn.reg_mr(dev->pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
+    struct ibv_mr *m;
 
+    if (NULL != dev->agent) { /* the agent's slab is its one region; a rank's memory is copied */
+        mr->handle = NULL;
+        mr->lkey = 0;
+        return 0;
+    }
+    m = tbrdma_verbs_fn.reg_mr(dev->pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
     if (NULL == m) {
         int rc = 0 != errno ? errno : ENOMEM;
 
@@ -284,6 +311,18 @@ int tbrdma_verbs_qp_create(tbrdma_vdev_t *dev, uint32_t max_send, uint32_t max_r
     if (NULL == q) {
         return -ENOMEM;
     }
+    q->dev = dev;
+    if (NULL != dev->agent) { /* its number comes with its route (tbrdma_verbs_qp_route) */
+        rc = tbrdma_vagent_qp_create(dev->agent, max_recv, &q->agent);
+        if (0 != rc) {
+            snprintf(err, errlen, "device %s: no virtual queue pair: %s", dev->name, strerror(-rc));
+            free(q);
+            return rc;
+        }
+        *qpn_p = 0;
+        *qp_p = q;
+        return 0;
+    }
     memset(&ia, 0, sizeof(ia));
     ia.send_cq = dev->cq;
     ia.recv_cq = dev->cq;
@@ -294,7 +333,6 @@ int tbrdma_verbs_qp_create(tbrdma_vdev_t *dev, uint32_t max_send, uint32_t max_r
     ia.cap.max_send_sge = VERBS_SGE_MAX;
     ia.cap.max_recv_sge = VERBS_SGE_MAX;
     ia.cap.max_inline_data = 0;
-    q->dev = dev;
     q->qp = tbrdma_verbs_fn.create_qp(dev->pd, &ia);
     if (NULL == q->qp) {
         rc = 0 != errno ? errno : ENOMEM;
@@ -336,12 +374,30 @@ static int verbs_qp_rtr(struct ibv_qp *qp, int port_num, int sgid_index, const t
         qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
 }
 
+int tbrdma_verbs_qp_route(tbrdma_vqp_t *q, uint32_t conn, uint8_t chan, uint32_t *qpn_p,
+                          uint32_t *psn_p)
+{
+    return (NULL == q->agent) ? 0 : tbrdma_vagent_qp_route(q->agent, conn, chan, qpn_p, psn_p);
+}
+
+uint32_t tbrdma_verbs_conn_id(uint32_t rnd)
+{
+    uint32_t conn = tbrdma_agentlink_attached() ? tbrdma_agentlink_conn(rnd) : rnd;
+
+    return (0 != conn) ? conn : 1;
+}
+
 int tbrdma_verbs_qp_connect(tbrdma_vqp_t *q, int sgid_index, uint32_t psn,
                             const tbrdma_vpeer_t *peer, char *err, size_t errlen)
 {
     struct ibv_qp_attr attr;
-    int rc = verbs_qp_rtr(q->qp, q->dev->port_num, sgid_index, peer);
+    int rc;
 
+    if (NULL != q->agent) { /* the agent connects its own queue pair of the cable, once */
+        return -tbrdma_vagent_qp_connect(q->agent, sgid_index, peer->qpn, peer->psn, peer->gid,
+                                         peer->mtu, err, errlen);
+    }
+    rc = verbs_qp_rtr(q->qp, q->dev->port_num, sgid_index, peer);
     if (0 != rc) {
         snprintf(err, errlen,
                  "device %s: changing queue pair 0x%x to RTR (towards queue pair 0x%x, source GID "
@@ -366,6 +422,11 @@ void tbrdma_verbs_qp_destroy(tbrdma_vqp_t *q)
     if (NULL == q) {
         return;
     }
+    if (NULL != q->agent) {
+        tbrdma_vagent_qp_destroy(q->agent);
+        free(q);
+        return;
+    }
     tbrdma_verbs_fn.destroy_qp(q->qp);
     q->dev->nqps--;
     free(q);
@@ -379,21 +440,51 @@ int tbrdma_verbs_dev_qps(const tbrdma_vdev_t *dev)
 int tbrdma_verbs_post_send(tbrdma_vqp_t *q, uint64_t wr_id, const void *addr, uint32_t len,
                            uint32_t lkey)
 {
+    if (NULL != q->agent) {
+        return tbrdma_vagent_post_send(q->agent, wr_id, addr, len);
+    }
     /* every send signaled: Macs do not honour selective signaling */
     return tbrdma_verbs_send1(q->qp, wr_id, addr, len, lkey, IBV_SEND_SIGNALED);
 }
 
 int tbrdma_verbs_post_recv(tbrdma_vqp_t *q, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
 {
+    if (NULL != q->agent) {
+        return tbrdma_vagent_post_recv(q->agent, wr_id, addr, len);
+    }
     return tbrdma_verbs_recv1(q->qp, wr_id, addr, len, lkey);
 }
 
 #define VERBS_POLL_BATCH 32
 
+/* Agent mode: the vport's completions, a receive's frame-rule failure as the device's. */
+static int verbs_poll_agent(tbrdma_vdev_t *dev, tbrdma_vwc_t *out, int max)
+{
+    tbrdma_awc_t wc[VERBS_POLL_BATCH];
+    int n = tbrdma_vagent_poll(dev->agent, wc, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH);
+
+    for (int i = 0; i < n; i++) {
+        out[i].wr_id = wc[i].wr_id;
+        out[i].status = wc[i].status;
+        if (wc[i].is_recv && TBRDMA_VPORT_LEN_ERR == wc[i].status) {
+            out[i].status = IBV_WC_LOC_LEN_ERR;
+        }
+        out[i].is_recv = wc[i].is_recv;
+        out[i].byte_len = wc[i].byte_len;
+        out[i].qp_num = wc[i].qp_num;
+    }
+    return n;
+}
+
 int tbrdma_verbs_poll(tbrdma_vdev_t *dev, tbrdma_vwc_t *out, int max)
 {
     struct ibv_wc wc[VERBS_POLL_BATCH];
-    int n = ibv_poll_cq(dev->cq, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH, wc);
+    int n;
+
+    if (NULL != dev->agent) {
+        return verbs_poll_agent(dev, out, max);
+    }
+    n = ibv_poll_cq(dev->cq, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH, wc);
 
     if (n < 0) {
         return n < -1 ? n : -EIO;
@@ -412,11 +503,19 @@ int tbrdma_verbs_port_active(tbrdma_vdev_t *dev)
 {
     struct ibv_port_attr attr;
 
+    if (NULL != dev->agent) {
+        return tbrdma_vagent_port_active(dev->agent);
+    }
     memset(&attr, 0, sizeof(attr));
     if (0 != tbrdma_verbs_fn.query_port(dev->ctx, (uint8_t) dev->port_num, &attr)) {
         return 0;
     }
     return IBV_PORT_ACTIVE == attr.state;
+}
+
+const char *tbrdma_verbs_dev_error(const tbrdma_vdev_t *dev)
+{
+    return (NULL != dev && NULL != dev->agent) ? tbrdma_vagent_error() : "";
 }
 
 int tbrdma_verbs_wc_flushed(int status)

@@ -86,6 +86,20 @@ int tbrdma_verbs_qp_create(tbrdma_vdev_t *dev, uint32_t max_send, uint32_t max_r
 int tbrdma_verbs_qp_connect(tbrdma_vqp_t *qp, int sgid_index, uint32_t psn,
                             const tbrdma_vpeer_t *peer, char *err, size_t errlen);
 
+/*
+ * Names what a queue pair carries, right after it is created: conn, the connection id peers
+ * stamp on frames to it, and its channel. The direct backend needs neither and changes nothing;
+ * in agent mode (base/btl_tbrdma_agentlink.h) the virtual queue pair is routed by them, and
+ * *qpn_p and *psn_p become the agent's queue pair of that channel and its send PSN (what peers
+ * connect to). 0 or a negative errno.
+ */
+int tbrdma_verbs_qp_route(tbrdma_vqp_t *qp, uint32_t conn, uint8_t chan, uint32_t *qpn_p,
+                          uint32_t *psn_p);
+
+/* A connection id (never 0) from 32 random bits: in agent mode it carries the local rank the
+ * agent routes by (core/tbrdma_route.h). */
+uint32_t tbrdma_verbs_conn_id(uint32_t rnd);
+
 /* Destroys a queue pair. NULL is a no-op. */
 void tbrdma_verbs_qp_destroy(tbrdma_vqp_t *qp);
 
@@ -105,6 +119,10 @@ int tbrdma_verbs_poll(tbrdma_vdev_t *dev, tbrdma_vwc_t *wc, int max);
 
 /* 1 when dev's port is ACTIVE now, 0 when not (slow path: queries the device). */
 int tbrdma_verbs_port_active(tbrdma_vdev_t *dev);
+
+/* Why dev's completions stopped, when the backend knows more than the errno poll returned (agent
+ * mode: the agent's state), else "". */
+const char *tbrdma_verbs_dev_error(const tbrdma_vdev_t *dev);
 
 /* 1 when a completion status says the queue pair is in the error state (work flushed). */
 int tbrdma_verbs_wc_flushed(int status);

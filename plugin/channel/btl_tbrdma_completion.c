@@ -501,10 +501,16 @@ static void recv_complete(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
 /* A completion queue that fails (overrun) loses completions: every endpoint on it is lost. */
 static void recv_cq_failed(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_device_t *dev, int rc)
 {
-    char why[160];
+    const char *more = tbrdma_verbs_dev_error(dev->vdev);
+    char why[320];
 
-    snprintf(why, sizeof(why), "the completion queue of device %s failed: %s",
-             module->local.ports[dev->port].device, strerror(-rc));
+    if ('\0' != more[0]) { /* agent mode: what became of the agent */
+        snprintf(why, sizeof(why), "%s", more);
+        module->agent_lost = true;
+    } else {
+        snprintf(why, sizeof(why), "the completion queue of device %s failed: %s",
+                 module->local.ports[dev->port].device, strerror(-rc));
+    }
     for (int i = 0; i < module->neps; i++) {
         if (module->eps[i]->dev == dev && TBRDMA_EP_CONNECTED == module->eps[i]->state) {
             mca_btl_tbrdma_ep_fail(module, module->eps[i], why);

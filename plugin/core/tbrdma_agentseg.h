@@ -29,8 +29,8 @@
 #include <stdint.h>
 
 #define TBRDMA_AGENTSEG_MAGIC     0x74626167u /* "tbag" */
-#define TBRDMA_AGENTSEG_VERSION   1u
-#define TBRDMA_AGENTSEG_PAGE      16384u /* slab alignment: an Apple silicon page */
+#define TBRDMA_AGENTSEG_VERSION   2u          /* 2: cables carry their device, peer and link */
+#define TBRDMA_AGENTSEG_PAGE      16384u      /* slab alignment: an Apple silicon page */
 #define TBRDMA_AGENTSEG_SLOTS_MAX (1u << 20)
 #define TBRDMA_AGENTSEG_ERR_BYTES 256
 
@@ -75,19 +75,50 @@ enum tbrdma_agentseg_state {
     TBRDMA_AGENTSEG_GONE = 3    /* it ended */
 };
 
+/* A cable's link between this Mac's agent and the peer Mac's (header's cables[k].link). */
+enum tbrdma_agentseg_link {
+    TBRDMA_AGENTSEG_LINK_NONE = 0,      /* no peer given yet */
+    TBRDMA_AGENTSEG_LINK_CLAIMED = 1,   /* a rank is writing the peer's fields */
+    TBRDMA_AGENTSEG_LINK_REQUESTED = 2, /* the peer's fields are written: the agent connects */
+    TBRDMA_AGENTSEG_LINK_CONNECTED = 3, /* RTR/RTS done: frames may flow */
+    TBRDMA_AGENTSEG_LINK_FAILED = 4     /* the connection failed: the header's error says why */
+};
+
 typedef struct tbrdma_agentseg_cable {
+    /* written by the creator, before the agent starts */
+    char device[32]; /* the verbs device (rdma_enX) */
+    uint32_t port_num;
+    /* written by the agent before READY */
     uint32_t qpn[2]; /* the agent's real queue pair per channel */
     uint32_t psn;    /* their send PSN */
-    uint32_t pad;
+    /* the peer, written by the rank that claimed the link (CLAIMED), read by the agent once
+     * REQUESTED: the peer agent's queue pairs of this cable, its send PSN, its port's GID,
+     * and this port's source GID index and the path MTU (ibv_mtu: 1..5) */
+    uint32_t peer_qpn[2];
+    uint32_t peer_psn;
+    int32_t sgid_index;
+    int32_t mtu;
+    uint8_t peer_gid[16];
+    _Atomic uint32_t link;   /* enum tbrdma_agentseg_link */
+    _Atomic uint32_t active; /* the agent: 1 while the port is ACTIVE (looked at every 100 ms) */
 } tbrdma_agentseg_cable_t;
+
+/* What the ranks ask of the agent (header's request). */
+enum tbrdma_agentseg_request {
+    TBRDMA_AGENTSEG_REQ_WAIT = 0, /* started: wait (no queue pair yet) */
+    TBRDMA_AGENTSEG_REQ_GO = 1,   /* the job uses the agent: open the cables, then READY */
+    TBRDMA_AGENTSEG_REQ_QUIT = 2  /* the job does not use it (or ends): leave at once */
+};
 
 typedef struct tbrdma_agentseg_hdr {
     _Alignas(TBRDMA_RING_LINE) uint32_t magic;
     uint32_t version;
     tbrdma_agentseg_geom_t geom;
+    uint32_t creator_pid; /* the rank that made the segment and started the agent */
     uint32_t agent_pid;
     _Alignas(TBRDMA_RING_LINE) _Atomic uint64_t heartbeat; /* the agent adds 1 per beat */
     _Atomic uint32_t state;                                /* enum tbrdma_agentseg_state */
+    _Atomic uint32_t request;                              /* enum tbrdma_agentseg_request */
     char error[TBRDMA_AGENTSEG_ERR_BYTES];                 /* FAILED: one line, the agent's */
     tbrdma_agentseg_cable_t cables[TBRDMA_MAX_PORTS];
 } tbrdma_agentseg_hdr_t;

@@ -92,7 +92,7 @@ void tbrdma_vport_close(tbrdma_vport_t *vp)
 static int vport_find(const tbrdma_vport_t *vp, uint32_t conn, uint8_t chan)
 {
     for (uint32_t i = 0; i < vp->nqps; i++) {
-        if (vp->qps[i].conn == conn && vp->qps[i].chan == chan) {
+        if (vp->qps[i].conn == conn && vp->qps[i].chan == chan && 0 != vp->qps[i].rq.cap) {
             return (int) i;
         }
     }
@@ -125,6 +125,15 @@ int tbrdma_vport_qp_create(tbrdma_vport_t *vp, uint32_t conn, uint8_t chan, uint
     return (int) vp->nqps++;
 }
 
+int tbrdma_vport_qp_destroy(tbrdma_vport_t *vp, uint32_t q)
+{
+    if (q >= vp->nqps || 0 == vp->qps[q].rq.cap) {
+        return -EINVAL;
+    }
+    tbrdma_vuc_fini(&vp->qps[q].rq); /* cap 0: vport_find skips it */
+    return 0;
+}
+
 int tbrdma_vport_post_recv(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, void *addr, uint32_t len)
 {
     if (q >= vp->nqps) {
@@ -140,8 +149,8 @@ int tbrdma_vport_post_send(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, const
     uint32_t slot, i;
     uint8_t chan;
 
-    if (q >= vp->nqps) {
-        return -EINVAL;
+    if (q >= vp->nqps || 0 == vp->qps[q].rq.cap) {
+        return -EINVAL; /* no such queue pair, or destroyed */
     }
     chan = vp->qps[q].chan;
     if (len > ((TBRDMA_CHAN_EAGER == chan) ? 1 : vp->plan.g.bulk_frames) * TBRDMA_FRAME_BYTES) {

@@ -67,6 +67,10 @@ void tbrdma_vport_close(tbrdma_vport_t *vp);
 int tbrdma_vport_qp_create(tbrdma_vport_t *vp, uint32_t conn, uint8_t chan, uint16_t cable,
                            uint32_t max_recv);
 
+/* Destroys virtual queue pair q: frames for it are dropped from now on, its posted receives are
+ * forgotten, and its index is not reused. 0 or -EINVAL. */
+int tbrdma_vport_qp_destroy(tbrdma_vport_t *vp, uint32_t q);
+
 /* Posts a receive of len bytes at addr on virtual queue pair q. 0, -EINVAL or -ENOMEM (full). */
 int tbrdma_vport_post_recv(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, void *addr,
                            uint32_t len);

@@ -34,6 +34,11 @@ static mca_btl_tbrdma_endpoint_t *progress_report_one(mca_btl_tbrdma_module_t *m
             continue;
         }
         ep->fail_reported = 1;
+        if (module->agent_lost) { /* not a peer's fault: every peer is lost alike */
+            snprintf(msg, len, "host %s (%s): %s", module->local.host,
+                     OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), ep->fail_reason);
+            return ep;
+        }
         mca_btl_tbrdma_endpoint_describe(module, ep, where, sizeof(where));
         snprintf(msg, len, "host %s (%s): lost %s: %s", module->local.host,
                  OPAL_NAME_PRINT(OPAL_PROC_MY_NAME), where, ep->fail_reason);
@@ -59,7 +64,8 @@ static void progress_report_failures(mca_btl_tbrdma_module_t *module)
         return;
     }
     mca_btl_tbrdma_release_verbs(module);
-    mca_btl_tbrdma_show_help("peer-lost", msg); /* before the gets fail: ob1 aborts on those */
+    /* before the gets fail: ob1 aborts on those */
+    mca_btl_tbrdma_show_help(module->agent_lost ? "agent-lost" : "peer-lost", msg);
     mca_btl_tbrdma_zc_fail_all(module, OPAL_ERR_UNREACH); /* gets in flight end, not hang */
     mca_btl_tbrdma_token_release(module);
     if (NULL != module->error_cb) {

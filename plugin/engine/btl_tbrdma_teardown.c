@@ -3,6 +3,7 @@
  * is lost, when add_procs cannot connect, and from the signal handler.
  */
 #include "engine/btl_tbrdma_teardown.h"
+#include "base/btl_tbrdma_agentlink.h"
 #include "base/btl_tbrdma_ledger.h"
 #include "channel/btl_tbrdma_completion.h"
 #include "fabric/btl_tbrdma_rcache.h"
@@ -29,6 +30,7 @@ void mca_btl_tbrdma_release_verbs_only(mca_btl_tbrdma_module_t *module)
         mca_btl_tbrdma_device_release(module->devices[p]);
     }
     tbrdma_ledger_file_remove(); /* no queue pair left to account for */
+    tbrdma_agentlink_leave();    /* agent mode: the agent frees what this rank used */
 }
 
 void mca_btl_tbrdma_release_verbs(mca_btl_tbrdma_module_t *module)

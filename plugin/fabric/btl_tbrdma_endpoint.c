@@ -120,6 +120,12 @@ static int endpoint_setup_chan(mca_btl_tbrdma_endpoint_t *ep, int c, char *err, 
     if (0 != rc) {
         return rc;
     }
+    rc = tbrdma_verbs_qp_route(ch->qp, ep->conn_local, (uint8_t) c, &ch->qpn, &ep->psn);
+    if (0 != rc) {
+        snprintf(err, errlen, "device %s: cannot route channel %d's queue pair: %s",
+                 ep->peer.device, c, strerror(-rc));
+        return rc;
+    }
     return endpoint_post_all(ep, c, err, errlen);
 }
 
@@ -129,6 +135,8 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
     int rc;
 
     ep->dev = dev;
+    ep->conn_local = tbrdma_verbs_conn_id(endpoint_random32(ep));
+    ep->psn = endpoint_random32(ep) & 0xffffff; /* agent mode: the agent's (qp_route) */
     for (int c = 0; c < TBRDMA_NCHAN; c++) {
         rc = endpoint_setup_chan(ep, c, err, errlen);
         if (0 != rc) {
@@ -136,8 +144,6 @@ int mca_btl_tbrdma_endpoint_setup(mca_btl_tbrdma_endpoint_t *ep, mca_btl_tbrdma_
             return rc;
         }
     }
-    ep->conn_local = endpoint_random32(ep);
-    ep->psn = endpoint_random32(ep) & 0xffffff;
     entry->conn_id = ep->conn_local;
     entry->psn = ep->psn;
     entry->bulk_frames = (uint16_t) ep->chan[TBRDMA_CHAN_BULK].frames;

@@ -20,8 +20,9 @@ ROT_GROUPS="sim-mutants plugin-mutants hpc vm-mpi mpi fuzz ompi-source"
 #   vm-mpi       the VM tier's MPI tests (tbrdma's, and pml ucx's reference runs on the same
 #                rxe links)
 #   mpi          the mpi stage's tests that run on both Open MPI versions but not every time
-#                ("TEST VERSION"): faults, startup, stripe, thirdparty, coll_rules, coll_mesh (the
-#                suite, liveness, zero-copy, signals and outages run every time on both)
+#                ("TEST VERSION"): faults, startup, stripe, thirdparty, coll_rules, coll_mesh,
+#                agent (the suite, liveness, zero-copy, signals and outages run every time on
+#                both)
 #   fuzz         the libFuzzer targets (20 s each)
 #   ompi-source  the configured Open MPI 5.0.7 source tree (test/ompi5/source-tree.sh, most of
 #                the background lane) with homebrew_steps, which builds against it
@@ -38,7 +39,7 @@ rot_items()
     mpi)
         printf '%s\n' "faults 4.1" "startup 5.0" "stripe 4.1" "thirdparty 5.0" "coll_rules 4.1" \
             "coll_mesh 5.0" "faults 5.0" "startup 4.1" "stripe 5.0" "thirdparty 4.1" \
-            "coll_rules 5.0" "coll_mesh 4.1"
+            "coll_rules 5.0" "coll_mesh 4.1" "agent 5.0" "agent 4.1"
         ;;
     fuzz) (cd "$ROT_TOP/test/fuzz" && for f in *_fuzz.c; do echo "${f%.c}"; done) ;;
     ompi-source) echo source-tree ;;

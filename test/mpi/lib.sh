@@ -431,6 +431,20 @@ mt_job_start()
     return 1
 }
 
+# mt_pid_on HOST PATTERN: the pid of a process of a simulated Mac whose command line matches
+# PATTERN (pgrep -f), the first one found.
+mt_pid_on()
+{
+    local p
+    for p in $(pgrep -f "$2"); do
+        if [ "$(ip netns identify "$p" 2>/dev/null)" = "$TC_PREFIX$1" ]; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
 # mt_ring_start NAME NP [TB_RING-ARGS...]: tb_ring over tbrdma (btl self,tbrdma, one rank per
 # Mac) in the background (mt_job_start).
 mt_ring_start()
@@ -438,8 +452,9 @@ mt_ring_start()
     mt_job_start "$1" "$2" 1 "tbtest ring: running" -- tb_ring "${@:3}"
 }
 
-# mt_await_end CASE T0 REGEX: the background job ends non-zero within MT_LIMIT s of T0 (the
-# fault), its output matching REGEX; else it is stopped (MT_JOB_STOP, default mt_job_stop).
+# mt_await_end CASE T0 REGEX [WHAT]: the background job ends non-zero within MT_LIMIT s of T0
+# (the fault), its output matching REGEX (WHAT it says, by default the lost peer and the cable);
+# else it is stopped (MT_JOB_STOP, default mt_job_stop).
 mt_await_end()
 {
     local name=$1 t0=$2 rc secs
@@ -458,7 +473,7 @@ mt_await_end()
     MT_JOB_PID=
     check "$name: mpirun ended with exit $rc (non-zero) ${secs} s after the fault (limit $MT_LIMIT s)" \
         awk -v s="$secs" -v r="$rc" -v l="$MT_LIMIT" 'BEGIN {exit !(r != 0 && s <= l)}'
-    if ! check_grep "$name: the message names the lost peer and the cable" "$MT_OUT" "$3"; then
+    if ! check_grep "$name: the message names ${4:-the lost peer and the cable}" "$MT_OUT" "$3"; then
         grep -vE "^\s*$" "$MT_OUT" | head -30 | sed 's/^/    | /'
     fi
     sleep 1 # the launcher's last kills

@@ -36,14 +36,7 @@ TC_BEFORE_DOWN=stop_job
 # rank_pid HOST: the pid of the tb_ring process on a simulated Mac.
 rank_pid()
 {
-    local p
-    for p in $(pgrep -f "$MT_BIN/tb_ring"); do
-        if [ "$(ip netns identify "$p" 2>/dev/null)" = "$TC_PREFIX$1" ]; then
-            echo "$p"
-            return 0
-        fi
-    done
-    return 1
+    mt_pid_on "$1" "$MT_BIN/tb_ring"
 }
 
 # held_only CASE PID: the simulator holds nothing, or only slots of PID (gone), which reclaim frees.

@@ -32,14 +32,7 @@ TC_BEFORE_DOWN=stop_job
 # rank_pid HOST PROGRAM: the pid of PROGRAM's process on a simulated Mac.
 rank_pid()
 {
-    local p
-    for p in $(pgrep -f "$MT_BIN/$2"); do
-        if [ "$(ip netns identify "$p" 2>/dev/null)" = "$TC_PREFIX$1" ]; then
-            echo "$p"
-            return 0
-        fi
-    done
-    return 1
+    mt_pid_on "$1" "$MT_BIN/$2"
 }
 
 # await_job NAME SECONDS: the background job ends within SECONDS (exit status in JOB_RC).

@@ -8,7 +8,8 @@
  * compute > 0 the last rank computes outside MPI for that many seconds once, after the first
  * round, while the others wait for it inside MPI (its liveness thread must keep answering their
  * probes); with overlap > 0 every rank computes that long between posting each exchange and
- * waiting for it.
+ * waiting for it. With TBTEST_ABORT_RANK=r in the environment, rank r calls MPI_Abort (code 3)
+ * after its tenth round.
  */
 #include "tb_common.h"
 
@@ -85,6 +86,7 @@ int main(int argc, char **argv)
     size_t len = (argc > 2) ? strtoul(argv[2], NULL, 0) : 65536;
     double compute = (argc > 3) ? atof(argv[3]) : 0.0;
     double overlap = (argc > 4) ? atof(argv[4]) : 0.0;
+    const char *abort_rank = getenv("TBTEST_ABORT_RANK");
     unsigned char *out, *in;
     int round = 0, more = 1;
 
@@ -101,6 +103,11 @@ int main(int argc, char **argv)
         if (0 == tb_rank && 0 == round) {
             printf("tbtest ring: running\n");
             fflush(stdout);
+        }
+        if (10 == round && NULL != abort_rank && atoi(abort_rank) == tb_rank) {
+            printf("tbtest ring: rank %d calls MPI_Abort\n", tb_rank);
+            fflush(stdout);
+            MPI_Abort(MPI_COMM_WORLD, 3);
         }
         if (0 == round && compute > 0 && tb_size - 1 == tb_rank) {
             tb_compute(compute);

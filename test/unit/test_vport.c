@@ -310,6 +310,38 @@ static void test_vport_stream_in_order(void)
     mac_down(&B);
 }
 
+/* A destroyed virtual queue pair: its frames are dropped like a stranger's, it can neither send
+ * nor take receives, and a new one for the same connection works. */
+static void test_vport_qp_destroyed(void)
+{
+    static uint8_t f[TBRDMA_FRAME_BYTES], got[TBRDMA_FRAME_BYTES];
+    tbrdma_vport_wc_t wc[4];
+    uint32_t cb, n;
+    int qa, qb, qb2;
+
+    mac_up(&A);
+    mac_up(&B);
+    pair_made(TBRDMA_CHAN_EAGER, &qa, &qb, &cb);
+    CU_ASSERT(0 == tbrdma_vport_post_recv(&B.vp[1], qb, 1, got, TBRDMA_FRAME_BYTES));
+    CU_ASSERT(0 == tbrdma_vport_qp_destroy(&B.vp[1], qb));
+    CU_ASSERT(-EINVAL == tbrdma_vport_qp_destroy(&B.vp[1], qb));
+    CU_ASSERT(0 != tbrdma_vport_post_recv(&B.vp[1], qb, 2, got, TBRDMA_FRAME_BYTES));
+    CU_ASSERT(-EINVAL == tbrdma_vport_post_send(&B.vp[1], qb, 3, f, 64));
+    n = frame_made(f, cb, TBRDMA_CHAN_EAGER, 1, 64);
+    CU_ASSERT(0 == tbrdma_vport_post_send(&A.vp[0], qa, 4, f, n));
+    agents();
+    CU_ASSERT(0 == tbrdma_vport_poll(&B.vp[1], wc, 4) && 1 == B.vp[1].dropped_conn);
+    qb2 = tbrdma_vport_qp_create(&B.vp[1], cb, TBRDMA_CHAN_EAGER, 0, 48);
+    CU_ASSERT_FATAL(qb2 >= 0 && qb2 != qb);
+    CU_ASSERT(0 == tbrdma_vport_post_recv(&B.vp[1], qb2, 5, got, TBRDMA_FRAME_BYTES));
+    CU_ASSERT(0 == tbrdma_vport_post_send(&A.vp[0], qa, 6, f, n));
+    agents();
+    CU_ASSERT_FATAL(1 == tbrdma_vport_poll(&B.vp[1], wc, 4));
+    CU_ASSERT(5 == wc[0].wr_id && (uint32_t) qb2 == wc[0].vqp && 0 == memcmp(got, f, n));
+    mac_down(&A);
+    mac_down(&B);
+}
+
 static void test_vport_broken_agent(void)
 {
     tbrdma_vport_wc_t wc[4];
@@ -332,6 +364,7 @@ int main(void)
         TBRDMA_UT_TEST(test_vport_drops_and_len_err),
         TBRDMA_UT_TEST(test_vport_slots_run_out_and_come_back),
         TBRDMA_UT_TEST(test_vport_stream_in_order),
+        TBRDMA_UT_TEST(test_vport_qp_destroyed),
         TBRDMA_UT_TEST(test_vport_broken_agent),
         TBRDMA_UT_END,
     };
