@@ -80,6 +80,9 @@ typedef struct doc_host {
     char hostname[TBRDMA_HOST_MAX]; /* what the host calls itself (tbrdma-info's host=) */
     char os[16];
     int fake_macos;
+    int perf_cores;  /* its performance cores (the probe's "cores" line), 0 when not reported */
+    int total_cores; /* all its cores, 0 when not reported */
+    char cores_source[TBRDMA_NAME_MAX]; /* where from: hw.perflevel0.physicalcpu, nproc, ... */
     /* tbrdma */
     char info_path[DOC_PATH_MAX]; /* tbrdma-info found there, "" when not installed */
     int info_status;              /* its exit status (3: no library or no device) */

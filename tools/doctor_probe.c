@@ -273,7 +273,18 @@ static void block_done(doc_host_t *h, const char *name, const char *path, int st
     }
 }
 
-/* A record outside blocks. */
+/*
+ * "cores perf=N total=M source=S": the host's performance cores and all its cores ("-" or
+ * absent: 0, unknown).
+ */
+static void record_cores(doc_host_t *h, const char *line)
+{
+    h->perf_cores = kv_int(line, "perf", 0);
+    h->total_cores = kv_int(line, "total", 0);
+    kv(line, "source", h->cores_source, sizeof(h->cores_source));
+}
+
+/* A record outside blocks (an older probe prints fewer kinds, a newer one more: skipped). */
 static void record(doc_host_t *h, const char *line)
 {
     char ifn[TBRDMA_NAME_MAX], addr[DOC_ADDR_MAX], v[16];
@@ -303,6 +314,8 @@ static void record(doc_host_t *h, const char *line)
         }
     } else if (0 == strncmp(line, "mgmt ", 5)) {
         kv(line, "ipv4", h->entry.ipv4, sizeof(h->entry.ipv4));
+    } else if (0 == strncmp(line, "cores ", 6)) {
+        record_cores(h, line);
     } else if (0 == strncmp(line, "file name=exo-daemon ", 21)) {
         kv(line, "exists", v, sizeof(v));
         h->exo_daemon = (0 == strcmp(v, "yes"));

@@ -70,6 +70,20 @@ static int total_ports(const doc_cluster_t *cl)
     return n;
 }
 
+/* The end of a host's --verbose line: its cores, when its probe reported them. */
+static void print_cores(const doc_host_t *h, FILE *out)
+{
+    char total[32] = "";
+
+    if (0 < h->perf_cores) {
+        if (0 < h->total_cores) {
+            snprintf(total, sizeof(total), " of %d", h->total_cores);
+        }
+        fprintf(out, ", %d performance cores%s (%s)", h->perf_cores, total, h->cores_source);
+    }
+    fprintf(out, "\n");
+}
+
 static void print_verbose(const doc_cluster_t *cl, FILE *out)
 {
     const doc_host_t *h;
@@ -79,11 +93,12 @@ static void print_verbose(const doc_cluster_t *cl, FILE *out)
 
     for (i = 0; i < cl->nhosts; i++) {
         h = &cl->hosts[i];
-        fprintf(out, "host %s (%s): %s, Open MPI %s, tbrdma %s, %d port%s\n", doc_host_name(h),
+        fprintf(out, "host %s (%s): %s, Open MPI %s, tbrdma %s, %d port%s", doc_host_name(h),
                 h->entry.login, h->probed ? h->os : "not reached",
                 ('\0' != h->ompi_version[0]) ? h->ompi_version : "-",
                 ('\0' != h->tbrdma_version[0]) ? h->tbrdma_version : "-", h->nports,
                 (1 == h->nports) ? "" : "s");
+        print_cores(h, out);
         for (k = 0; k < h->nports; k++) {
             p = &h->ports[k];
             ipv4_text(p, ip, sizeof(ip));
@@ -342,7 +357,10 @@ static int write_file(const char *path, const char *text)
     return rc;
 }
 
-/* The hosts as the files name them: login as given, name as the host calls itself. */
+/*
+ * The hosts as the files name them: login as given, name as the host calls itself, slots its
+ * performance cores (as listed when its probe did not report them).
+ */
 static void cluster_hostlist(const doc_cluster_t *cl, tbrdma_hostlist_t *list)
 {
     int i;
@@ -352,7 +370,22 @@ static void cluster_hostlist(const doc_cluster_t *cl, tbrdma_hostlist_t *list)
         list->hosts[i] = cl->hosts[i].entry;
         snprintf(list->hosts[i].name, sizeof(list->hosts[i].name), "%s",
                  doc_host_name(&cl->hosts[i]));
+        if (0 < cl->hosts[i].perf_cores) {
+            list->hosts[i].slots = cl->hosts[i].perf_cores;
+        }
     }
+}
+
+/* Open MPI's hostfile after a comment saying where its slots come from (snprintf contract). */
+static size_t ompi_hostfile_text(const tbrdma_hostlist_t *list, char *buf, size_t len)
+{
+    size_t n = strlen(DOC_SLOTS_COMMENT);
+
+    if (n >= len) {
+        return n + tbrdma_hostfile_write_ompi(list, NULL, 0);
+    }
+    memcpy(buf, DOC_SLOTS_COMMENT, n);
+    return n + tbrdma_hostfile_write_ompi(list, buf + n, len - n);
 }
 
 int doc_write_files(const doc_cluster_t *cl, const doc_files_t *files)
@@ -369,7 +402,7 @@ int doc_write_files(const doc_cluster_t *cl, const doc_files_t *files)
     }
     cluster_hostlist(cl, list);
     doc_cables_spec(cl, spec);
-    if (NULL != files->ompi_hostfile && n > tbrdma_hostfile_write_ompi(list, buf, n)) {
+    if (NULL != files->ompi_hostfile && n > ompi_hostfile_text(list, buf, n)) {
         rc = write_file(files->ompi_hostfile, buf);
     }
     if (0 == rc && NULL != files->mesh_file && n > tbrdma_hostfile_write_mesh(spec, buf, n)) {

@@ -20,7 +20,16 @@ typedef struct doc_files {
     const char *mlx_backend; /* "jaccl" or "jaccl-ring" */
 } doc_files_t;
 
-/* Writes the files wanted from the cables found. Returns 0 or -errno of the first failure. */
+/* The first line of the Open MPI hostfile written: where its slots come from. */
+#define DOC_SLOTS_COMMENT                                                                    \
+    "# slots: each Mac's performance cores (hw.perflevel0.physicalcpu), or as listed where " \
+    "unknown\n"
+
+/*
+ * Writes the files wanted from the cables found; in Open MPI's hostfile each host's slots are
+ * its performance cores (the probe's "cores" line), else as listed, else none. Returns 0 or
+ * -errno of the first failure.
+ */
 int doc_write_files(const doc_cluster_t *cl, const doc_files_t *files);
 
 #endif /* TBRDMA_DOCTOR_REPORT_H */

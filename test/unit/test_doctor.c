@@ -6,7 +6,8 @@
  * no verbs library, an unreadable device list, a port diagnosis nothing else explains, no Open
  * MPI, one port's address outside its cable's /30, a probe cut short, two hosts with one name,
  * queue pairs held by dead tbrdma processes.
- * Also the JSON report and the files written, read back.
+ * Also the JSON report and the files written, read back, with the hostfile's slots from the
+ * probe's "cores" line.
  */
 #include "doctor.h"
 #include "doctor_check.h"
@@ -366,6 +367,63 @@ static void test_doctor_json_and_files(void)
     cluster_free();
 }
 
+/* Writes the Open MPI hostfile of cl into dir and reads it back into text. */
+static void write_ompi_hostfile(const char *dir, char *text)
+{
+    doc_files_t files = {NULL, NULL, NULL, "jaccl"};
+    char path[256];
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof(path), "%s/hostfile", dir);
+    files.ompi_hostfile = path;
+    CU_ASSERT_EQUAL_FATAL(doc_write_files(&cl, &files), 0);
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    n = fread(text, 1, SAMPLE_MAX - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    remove(path);
+}
+
+/*
+ * The hostfile's slots: each host's performance cores from the probe's "cores" line (Apple
+ * silicon, an Intel Mac, Linux with a field and a record this doctor does not know), else as
+ * listed, else none (mac-d: an older probe without the line).
+ */
+static void test_doctor_hostfile_slots(void)
+{
+    char dir[] = "/tmp/test_doctor.XXXXXX", *text = malloc(SAMPLE_MAX), err[256];
+    tbrdma_hostlist_t *list = calloc(1, sizeof(*list));
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(list);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    load_samples();
+    replace(0, "\ndone", "\ncores perf=24 total=32 source=hw.perflevel0.physicalcpu\ndone");
+    replace(1, "\ndone", "\ncores perf=8 total=8 source=hw.physicalcpu\ndone");
+    replace(2, "\ndone", "\ncores perf=4 total=4 source=nproc smt=2\ngpu cores=80\ndone");
+    CU_ASSERT_EQUAL(run_checks(), 0);
+    CU_ASSERT_EQUAL(cl.hosts[0].total_cores, 32);
+    CU_ASSERT_STRING_EQUAL(cl.hosts[1].cores_source, "hw.physicalcpu");
+    CU_ASSERT_EQUAL(cl.hosts[3].perf_cores, 0);
+    cl.hosts[2].entry.slots = 2; /* listed, but the probe knows better */
+    write_ompi_hostfile(dir, text);
+    CU_ASSERT_STRING_EQUAL(text, DOC_SLOTS_COMMENT "mac-a slots=24\nmac-b slots=8\n"
+                                                   "mac-c slots=4\nmac-d\n");
+    CU_ASSERT_EQUAL_FATAL(tbrdma_hostlist_parse(text, list, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(list->nhosts, 4);
+    CU_ASSERT_EQUAL(list->hosts[0].slots, 24);
+    CU_ASSERT_EQUAL(list->hosts[3].slots, 0);
+    cl.hosts[3].entry.slots = 2; /* listed, the probe did not say */
+    write_ompi_hostfile(dir, text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nmac-d slots=2\n"));
+    rmdir(dir);
+    free(list);
+    free(text);
+    cluster_free();
+}
+
 static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_doctor_ready),
     TBRDMA_UT_TEST(test_doctor_component_version),
@@ -380,6 +438,7 @@ static const tbrdma_ut_test_t tests[] = {
     TBRDMA_UT_TEST(test_doctor_probe_cut_short),
     TBRDMA_UT_TEST(test_doctor_solver_last),
     TBRDMA_UT_TEST(test_doctor_json_and_files),
+    TBRDMA_UT_TEST(test_doctor_hostfile_slots),
     TBRDMA_UT_END,
 };
 

@@ -6,7 +6,10 @@
 # neighbours. As recorded after tbrdma-setup the cluster is ready; each variant of one or two
 # Macs' outputs is named in one line with its fix: a Thunderbolt 4 cable, the firewall on, the
 # Thunderbolt Bridge service active, an address in no network service, exo's DHCP daemon, two
-# cables crossed, a cable unplugged. What is not run: macOS itself (see test/samples/macos).
+# cables crossed, a cable unplugged. The hostfile the doctor writes gives each Mac its
+# performance cores as slots, from sysctl outputs made up here (not recorded): Apple silicon's
+# hw.perflevel0.physicalcpu, an Intel Mac's hw.physicalcpu, none. What is not run: macOS itself
+# (see test/samples/macos).
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v python3 >/dev/null || fatal "python3 is needed to read --json (test/install-deps.sh)"
@@ -32,6 +35,21 @@ expect "--json: ready, 6 cables, every one found from the Thunderbolt topology" 
     "True 6 thunderbolt" "$(echo "$out" | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 print(d["ready"], len(d["cables"]), " ".join(sorted(set(c["source"] for c in d["cables"]))))')"
+
+# The slots: mac-a an M3 Ultra (24 performance cores of 32), mac-b without perflevel0 (an
+# Intel Mac: every physical core), mac-c and mac-d with no answer from sysctl.
+recorded
+echo 24 >"$TBRDMA_DOCTOR_FAKE_MACOS/mac-a/sysctl_-n_hw.perflevel0.physicalcpu"
+echo 32 >"$TBRDMA_DOCTOR_FAKE_MACOS/mac-a/sysctl_-n_hw.physicalcpu"
+echo 8 >"$TBRDMA_DOCTOR_FAKE_MACOS/mac-b/sysctl_-n_hw.physicalcpu"
+run_doctor --write-hostfile "$TC_TMP/hostfile"
+expect_ready "with sysctl's cores"
+expect "the hostfile written: slots from hw.perflevel0.physicalcpu, else hw.physicalcpu, else none" \
+    "mac-a slots=24 mac-b slots=8 mac-c mac-d" "$(grep -v '^#' "$TC_TMP/hostfile" | tr '\n' ' ' | sed 's/ $//')"
+run_doctor --verbose
+expect "--verbose: the cores of mac-a and mac-b, and where from" \
+    "mac-a: 24 performance cores of 32 (hw.perflevel0.physicalcpu) mac-b: 8 performance cores of 8 (hw.physicalcpu) " \
+    "$(echo "$out" | sed -n 's/^host \(mac-[a-d]\) .*, \([0-9]* performance cores .*\)$/\1: \2/p' | tr '\n' ' ')"
 
 recorded tb4
 run_doctor

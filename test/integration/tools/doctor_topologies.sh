@@ -6,12 +6,16 @@
 # file it passes, as does an MPI job in which tbrdma resolves every pair from it. A mesh file
 # that swaps the two cables of the pair is named, one line per wrong cable. The doctor also
 # takes its hosts from a file: its own Open MPI hostfile, one by hand, MLX's, Open MPI's default.
+# The Open MPI hostfile written gives each Mac its performance cores as slots (here nproc: mac-a's
+# own, 12 on mac-b, none on mac-c whose nproc fails and whose probe so has no "cores" line).
 source "$(dirname "$0")/lib.sh"
 require_env
 command -v python3 >/dev/null || fatal "python3 is needed to read MLX's hostfile (test/install-deps.sh)"
 tools_cluster_up 3 --addressing linklocal --topology double:a-b
 mesh="$TC_TMP/mesh.txt"
 mlx="$TC_TMP/mlx-hostfile.json"
+nproc_stub mac-b 12
+nproc_stub mac-c
 
 run_doctor --write-mesh-file "$mesh" --write-mlx-hostfile "$mlx" --mlx-backend jaccl-ring \
     --write-hostfile "$TC_TMP/hostfile"
@@ -36,7 +40,12 @@ expect_ready "with MLX's hostfile as btl_tbrdma_mesh_file"
 # The hosts from a file instead of arguments: the Open MPI hostfile the doctor wrote, one
 # written by hand (slots, comments), MLX's hostfile, and Open MPI's default hostfile (the
 # environment of an mpirun allocation).
-expect "the Open MPI hostfile written" "mac-a mac-b mac-c" "$(grep -v '^#' "$TC_TMP/hostfile" | tr '\n' ' ' | sed 's/ $//')"
+expect "the Open MPI hostfile written: slots from each Mac's cores (mac-c: none reported)" \
+    "mac-a slots=$(on mac-a nproc) mac-b slots=12 mac-c" \
+    "$(grep -v '^#' "$TC_TMP/hostfile" | tr '\n' ' ' | sed 's/ $//')"
+expect "the Open MPI hostfile written: its first line says where slots come from" \
+    "# slots: each Mac's performance cores (hw.perflevel0.physicalcpu), or as listed where unknown" \
+    "$(head -n 1 "$TC_TMP/hostfile")"
 printf '# the Macs\nmac-a slots=2\nmac-b   # no slots\n\nmac-c slots=1 max_slots=4\n' >"$TC_TMP/by-hand"
 for f in "$TC_TMP/hostfile" "$TC_TMP/by-hand" "$mlx"; do
     run_doctor --hostfile "$f" --mesh-file "$mesh" --

@@ -46,6 +46,22 @@ profile_add()
     echo "$2" >>"$TBRDMA_TEST_PROFILES/$1"
 }
 
+# nproc_stub HOST [N]: the probe on HOST finds first in its PATH an nproc that prints N, or
+# without N one that fails (the probe then prints no "cores" line). Set through HOST's profile,
+# so not for mac-a, which the doctor probes directly.
+nproc_stub()
+{
+    local dir="$TC_TMP/stubs/$1"
+    mkdir -p "$dir"
+    if [ $# -gt 1 ]; then
+        printf '#!/bin/sh\necho %s\n' "$2" >"$dir/nproc"
+    else
+        printf '#!/bin/sh\nexit 1\n' >"$dir/nproc"
+    fi
+    chmod +x "$dir/nproc"
+    profile_add "$1" "export PATH='$dir':\"\$PATH\""
+}
+
 # run_doctor [ARGS...]: tbrdma-doctor on mac-a for every host of the cluster (unless ARGS end
 # with hosts of their own after --), output shown and kept in $out, exit status in $rc.
 run_doctor()

@@ -2,7 +2,8 @@
 # tbrdma-setup on 4 simulated Macs whose Thunderbolt ports have no IPv4 (the macOS 26.2
 # default): it finds the cables without any address, gives each its own /30 (--apply, run on
 # every Mac through the launch agent), the doctor then passes, and the hostfiles it writes are
-# read back: Open MPI's by mpirun (an MPI job over tbrdma alone, btl self,tbrdma: every cable
+# read back: Open MPI's (each Mac's performance cores as its slots: nproc here, 6 on mac-b, none
+# on mac-d whose nproc fails) by mpirun (an MPI job over tbrdma alone, btl self,tbrdma: every cable
 # resolved, every rank's data checked, the simulator's counters moved on every cable; and the
 # latency check of docs/quickstart-macos.md), tbrdma's mesh file compared with the cables, MLX's
 # hostfile read by the plugin (btl_tbrdma_mesh_file) and checked against the rules mlx.launch
@@ -14,6 +15,8 @@ command -v python3 >/dev/null || fatal "python3 is needed to check MLX's hostfil
 command -v mpicc >/dev/null || fatal "mpicc is needed for the MPI job (test/install-deps.sh)"
 
 tools_cluster_up 4 --addressing none
+nproc_stub mac-b 6
+nproc_stub mac-d
 hf="$TC_TMP/hostfiles"
 hostlist=$(IFS=,; echo "${HOSTS[*]}")
 
@@ -55,8 +58,13 @@ check "each cable's two ends share a /30" \
     [ -z "$("$tbc" status | awk '/^cable / { split($4, a, "[./]"); split($8, b, "[./]");
         if (a[1] a[2] a[3] != b[1] b[2] b[3] || int(a[4] / 4) != int(b[4] / 4)) print }')" ]
 
-# The Open MPI hostfile: the four Macs, as mpirun reads it.
-expect "Open MPI hostfile" "mac-a mac-b mac-c mac-d" "$(grep -v '^#' "$hf/hostfile" | tr '\n' ' ' | sed 's/ $//')"
+# The Open MPI hostfile: the four Macs, as mpirun reads it, each with its cores as slots but
+# mac-d, whose probe reported none.
+expect "Open MPI hostfile" "mac-a slots=$(on mac-a nproc) mac-b slots=6 mac-c slots=$(on mac-c nproc) mac-d" \
+    "$(grep -v '^#' "$hf/hostfile" | tr '\n' ' ' | sed 's/ $//')"
+expect "Open MPI hostfile: its first line says where slots come from" \
+    "# slots: each Mac's performance cores (hw.perflevel0.physicalcpu), or as listed where unknown" \
+    "$(head -n 1 "$hf/hostfile")"
 
 # tbrdma's mesh file: exactly tbcluster's cables.
 want=$(sed -n 's/^cable c[0-9]* \([^ ]*\) \([^ ]*\) \([^ ]*\) \([^ ]*\)$/\1:rdma_\2 \3:rdma_\4/p' "$TBSIM_DIR/topology" | sort)
