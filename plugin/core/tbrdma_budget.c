@@ -38,8 +38,9 @@ int tbrdma_budget_check(const tbrdma_budget_use_t *u, int budget, char *msg, siz
              "(%d ranks on %s x %d ranks on %s x %d queue pairs per pair of ranks) but the "
              "budget is %d per device, shared by every process of the Mac "
              "(btl_tbrdma_max_qps_per_device; Apple's limit is %d); run at most %d %s per Mac "
-             "(for example mpirun --map-by ppr:%d:node) and use threads inside each rank for "
-             "the other cores",
+             "(for example mpirun --map-by ppr:%d:node), or let one tbrdma agent per Mac hold "
+             "the queue pairs for every rank of the Mac (btl_tbrdma_agent auto or on, turned "
+             "off in this job)",
              u->host, u->device, u->interface, u->peer_host, need, u->local_ranks, u->host,
              u->peer_ranks, u->peer_host, u->qps_per_pair, budget, TBRDMA_APPLE_QP_BUDGET, fit,
              1 == fit ? "rank" : "ranks", fit > 0 ? fit : 1);

@@ -167,7 +167,11 @@ match($0, /(opal_output|fprintf)\(/) {
     next
 }
 '
-mapfile -t sources < <(find "$top/plugin" \( -name '*.c' -o -name '*.h' \) -not -path '*/core/*' | sort)
+# plugin/agent (tbrdma-agent, a program of its own) is left out: its lines are one relayed
+# format ("tbrdma-agent HOST: " and its text), which the guide's "Lines from tbrdma-agent"
+# describes; its start-up failures reach users as the [agent-failed] topic's text.
+mapfile -t sources < <(find "$top/plugin" \( -name '*.c' -o -name '*.h' \) -not -path '*/core/*' \
+    -not -path '*/agent/*' | sort)
 # shellcheck disable=SC2206
 extra=(${TROUBLESHOOTING_EXTRA_SOURCES:-})
 mapfile -t records < <(awk -v diag="$diag" "$extract" "$diag" "${sources[@]}" "${extra[@]}")

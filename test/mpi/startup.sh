@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # startup.sh FLAVOUR: what tbrdma decides when a job starts, on simulated Macs.
-#   budget  3 ranks per Mac need 3 x 3 x 2 = 18 queue pairs per cable end, over Apple's 10: the
-#           job is refused at start-up, quickly, with one message per device stating the budget,
-#           the count needed and what to do (each of the two cables between mac-a and mac-b is
-#           counted on its own device); nothing is left held.
+#   budget  3 ranks per Mac with the per-Mac agent turned off (btl_tbrdma_agent off) need
+#           3 x 3 x 2 = 18 queue pairs per cable end, over Apple's 10: the job is refused at
+#           start-up, quickly, with one message per device stating the budget, the count needed
+#           and what to do (each of the two cables between mac-a and mac-b is counted on its own
+#           device); nothing is left held. The same job by default (auto) runs through the
+#           agents, both cables of mac-a and mac-b striped, every rank right, nothing left held.
 #   mismatch  rank 0 alone with btl_tbrdma_bulk_frames 16, the others 17 (the parameter every
 #           process of a job must share, in every process's address): tbrdma refuses the job
 #           before it opens a queue pair, with the message naming the peer, both sizes and the
@@ -40,7 +42,7 @@ mt_cluster p2p --topology double:a-b
 t0=$(date +%s)
 MT_OUT=$TC_TMP/budget.out
 mt_launch 12 3 --map-by node --mca pml ob1 --mca btl "self,$MT_SM,tbrdma" \
-    --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" \
+    --mca opal_mca_base_component_path "SYS_DEFAULT:$MT_PLUGIN" --mca btl_tbrdma_agent off \
     --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" "$MT_BIN/tb_ring" 1 >"$MT_OUT" 2>&1
 rc=$?
 secs=$(($(date +%s) - t0))
@@ -51,6 +53,9 @@ check_grep "budget: the second cable to mac-b is counted on its own device" "$MT
     'host mac-a: device rdma_en3 \(interface en3, cable to mac-b\) needs 18 queue pairs'
 check_nogrep "budget: no rank ran" "$MT_OUT" "tbtest ring: rank .* OK"
 mt_nothing_held "budget: after the refusal"
+# the same job by default: the agents hold the queue pairs (2 per cable end), every rank runs
+mt_run budget-agent 12 3 -- tb_ring 1
+mt_nothing_held "budget-agent: after the job"
 
 # mismatch: rank 0 has 16-frame bulk messages, ranks 1-3 the default 17.
 t0=$(date +%s)
