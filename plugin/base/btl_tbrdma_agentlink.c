@@ -338,6 +338,29 @@ int tbrdma_agentlink_port_active(int k)
            && 0 != atomic_load_explicit(&agentlink.hdr->cables[k].active, memory_order_relaxed);
 }
 
+/* Reaps the agent this process started, if it has ended (it is this process's child). */
+static void agentlink_reap(void)
+{
+    if (0 < agentlink.child && 0 != waitpid(agentlink.child, NULL, WNOHANG)) {
+        agentlink.child = 0;
+    }
+}
+
+/* This rank's control line. */
+static tbrdma_agentseg_rank_t *agentlink_line(void)
+{
+    return (tbrdma_agentseg_rank_t *) ((uint8_t *) agentlink.seg.base + agentlink.vp.plan.rank_off
+                                       + agentlink.vp.rank * agentlink.vp.plan.rank_stride);
+}
+
+void tbrdma_agentlink_leave(void)
+{
+    if (agentlink.attached) {
+        atomic_store_explicit(&agentlink_line()->state, TBRDMA_AGENTSEG_RANK_DETACHED,
+                              memory_order_release);
+    }
+}
+
 /* Whether the agent's process is gone: reaped here when this process started it (a dead child
  * stays a zombie, which kill(pid, 0) still finds), else no longer there at all. */
 static int agentlink_gone(uint32_t pid)
@@ -346,11 +369,8 @@ static int agentlink_gone(uint32_t pid)
         return 0; /* it has not said its pid yet */
     }
     if (0 < agentlink.child && (pid_t) pid == agentlink.child) {
-        if (0 != waitpid(agentlink.child, NULL, WNOHANG)) {
-            agentlink.child = 0;
-            return 1;
-        }
-        return 0;
+        agentlink_reap();
+        return 0 == agentlink.child;
     }
     return 0 != kill((pid_t) pid, 0) && ESRCH == errno;
 }
@@ -397,29 +417,6 @@ int tbrdma_agentlink_check(int stale_ms, char *err, size_t errlen)
 int tbrdma_agentlink_agent_pid(void)
 {
     return (NULL == agentlink.hdr) ? 0 : (int) agentlink.hdr->agent_pid;
-}
-
-/* Reaps the agent this process started, if it has ended (it is this process's child). */
-static void agentlink_reap(void)
-{
-    if (0 < agentlink.child && 0 != waitpid(agentlink.child, NULL, WNOHANG)) {
-        agentlink.child = 0;
-    }
-}
-
-/* This rank's control line. */
-static tbrdma_agentseg_rank_t *agentlink_line(void)
-{
-    return (tbrdma_agentseg_rank_t *) ((uint8_t *) agentlink.seg.base + agentlink.vp.plan.rank_off
-                                       + agentlink.vp.rank * agentlink.vp.plan.rank_stride);
-}
-
-void tbrdma_agentlink_leave(void)
-{
-    if (agentlink.attached) {
-        atomic_store_explicit(&agentlink_line()->state, TBRDMA_AGENTSEG_RANK_DETACHED,
-                              memory_order_release);
-    }
 }
 
 void tbrdma_agentlink_detach(void)

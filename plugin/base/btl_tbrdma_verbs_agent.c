@@ -15,6 +15,7 @@
 
 struct tbrdma_adev {
     int cable;
+    uint32_t qpn[2]; /* the agent's queue pair per channel: what completions name */
     tbrdma_awc_t *q; /* completions of this cable not yet polled: a ring */
     uint32_t cap, head, count;
     uint32_t peer_qpn[2], peer_psn; /* the peer agent, as the channels' connects gave it */
@@ -35,6 +36,7 @@ int tbrdma_vagent_dev_open(const char *name, tbrdma_adev_t **dev_p, char *err, s
 {
     int k = tbrdma_agentlink_cable(name);
     tbrdma_adev_t *dev;
+    uint32_t psn;
 
     if (0 > k) {
         snprintf(err, errlen, "device %s: not one of the tbrdma agent's cables", name);
@@ -46,6 +48,7 @@ int tbrdma_vagent_dev_open(const char *name, tbrdma_adev_t **dev_p, char *err, s
         return -ENOMEM;
     }
     dev->cable = k;
+    tbrdma_agentlink_cable_qps(k, dev->qpn, &psn);
     vagent_devs[k] = dev;
     *dev_p = dev;
     return 0;
@@ -171,14 +174,13 @@ static int vagent_reap(void)
     for (int i = 0; i < n; i++) {
         const tbrdma_vport_qp_t *q = &vp->qps[wc[i].vqp];
         tbrdma_adev_t *dev = vagent_devs[q->cable];
-        uint32_t qpn[2], psn;
         tbrdma_awc_t a;
 
         if (NULL == dev) {
             continue; /* its device is closed: nobody waits for it */
         }
-        tbrdma_agentlink_cable_qps(q->cable, qpn, &psn);
-        a = (tbrdma_awc_t){wc[i].wr_id, wc[i].status, wc[i].is_recv, wc[i].byte_len, qpn[q->chan]};
+        a = (tbrdma_awc_t){wc[i].wr_id, wc[i].status, wc[i].is_recv, wc[i].byte_len,
+                           dev->qpn[q->chan]};
         if (0 != vagent_queue(dev, &a)) {
             return -ENOMEM;
         }
