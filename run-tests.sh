@@ -388,13 +388,17 @@ mpi_always()
     echo "outage-$1-2 300 test/mpi/outage.sh $1 2"
 }
 
-# mpi_rotating FL: this slice's share of the others (rotation group mpi: "TEST FL" items).
+# mpi_rotating FL: this slice's share of the others (rotation group mpi: "TEST FL" items; group
+# mpi-many: the versions whose suite runs at 4 ranks per Mac, through the per-Mac agents).
 mpi_rotating()
 {
     local t fl
     while read -r t fl; do
         [ "$fl" = "$1" ] && echo "$t-$1 900 test/mpi/$t.sh $1"
     done < <(rot_group "$slice" mpi)
+    while read -r fl; do
+        [ "$fl" = "$1" ] && echo "suite-$1-p2p-4 900 test/mpi/suite.sh $1 p2p 4"
+    done < <(rot_group "$slice" mpi-many)
 }
 
 # run_spec STAGE SPEC: runs one test of a spec line (its words split; no argument has a space).
@@ -412,7 +416,7 @@ mpi_stage()
 {
     local spec
     echo "== mpi, Open MPI $1 (MPI over tbrdma on simulated Macs; slice $slice of the rotation:" \
-        "$(mpi_rotating "$1" | wc -l) of $(rot_items mpi | grep -c " $1$") rotating tests," \
+        "$(mpi_rotating "$1" | wc -l) of $(($(rot_items mpi | grep -c " $1$") + $(rot_items mpi-many | grep -c "^$1$"))) rotating tests," \
         "--full runs all)"
     while read -r spec; do
         run_spec mpi "$spec"

@@ -48,7 +48,8 @@
     X(WATCHDOG_OFF)           /* unacknowledged frames never end a wait */                     \
     X(RING_FULL_ONE_LATE)     /* a hand-off ring takes one entry more than it has slots */     \
     X(ROUTE_DEPARTED)         /* the agent hands a departed rank's frames on */                \
-    X(VUC_FRAME_RULE_OFF)     /* a virtual queue pair takes a frame of another frame count */
+    X(VUC_FRAME_RULE_OFF)     /* a virtual queue pair takes a frame of another frame count */  \
+    X(VPORT_CTRL_RESERVE_OFF) /* a rank's data frames may take every send slot of the agent's */
 
 #ifdef TBRDMA_MUTATIONS
 enum tbrdma_mutation {

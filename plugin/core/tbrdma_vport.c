@@ -3,6 +3,8 @@
  */
 #include "tbrdma_vport.h"
 
+#include "tbrdma_mutate.h"
+
 #include "tbrdma_wire.h"
 
 #include <errno.h>
@@ -142,6 +144,14 @@ int tbrdma_vport_post_recv(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, void 
     return tbrdma_vuc_post_buf(&vp->qps[q].rq, wr_id, addr, len);
 }
 
+uint32_t tbrdma_vport_ctrl_reserve(const tbrdma_vport_t *vp, uint8_t chan)
+{
+    if (TBRDMA_MUTANT(VPORT_CTRL_RESERVE_OFF)) {
+        return 0;
+    }
+    return ((TBRDMA_CHAN_EAGER == chan) ? vp->plan.g.tx_eager : vp->plan.g.tx_bulk) / 8;
+}
+
 int tbrdma_vport_post_send(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, const void *buf,
                            uint32_t len)
 {
@@ -156,7 +166,9 @@ int tbrdma_vport_post_send(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, const
     if (len > ((TBRDMA_CHAN_EAGER == chan) ? 1 : vp->plan.g.bulk_frames) * TBRDMA_FRAME_BYTES) {
         return -EMSGSIZE; /* longer than the channel's slots, free or not */
     }
-    if (0 == vp->nfree[chan]) {
+    if (0 == vp->nfree[chan]
+        || (vp->nfree[chan] <= tbrdma_vport_ctrl_reserve(vp, chan)
+            && TBRDMA_MSG_DATA == tbrdma_wire_peek_type(buf, len))) {
         return -EAGAIN;
     }
     slot = vp->free_slot[chan][--vp->nfree[chan]];

@@ -75,8 +75,17 @@ int tbrdma_vport_qp_destroy(tbrdma_vport_t *vp, uint32_t q);
 int tbrdma_vport_post_recv(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, void *addr,
                            uint32_t len);
 
+/* The send slots of channel chan kept for control frames (see tbrdma_vport_post_send). */
+uint32_t tbrdma_vport_ctrl_reserve(const tbrdma_vport_t *vp, uint8_t chan);
+
 /* Sends len bytes at buf on virtual queue pair q. 0, -EAGAIN (no free send slot of its channel
- * now: poll, then retry), -EMSGSIZE (longer than the channel's slot) or -EINVAL. */
+ * now: poll, then retry), -EMSGSIZE (longer than the channel's slot) or -EINVAL.
+ * The control reserve: a data frame (header type DATA) takes a slot only while more than an
+ * eighth of its channel's slots are free (tbrdma_vport_ctrl_reserve); the rest are kept for
+ * control frames (acknowledgements, credit grants, probes). In the direct path each pair of ranks
+ * has a send queue of its own; here every pair of the rank shares the slots, and without the
+ * reserve a rank whose slots all hold data waiting for the cable could not acknowledge what it
+ * receives: its peers would time out and send everything again (docs/design.md). */
 int tbrdma_vport_post_send(tbrdma_vport_t *vp, uint32_t q, uint64_t wr_id, const void *buf,
                            uint32_t len);
 

@@ -110,6 +110,11 @@ tbrdma_frame_verdict_t tbrdma_wire_check(const uint8_t *frame, uint32_t byte_len
     return TBRDMA_FRAME_OK;
 }
 
+uint8_t tbrdma_wire_peek_type(const uint8_t *frame, uint32_t len)
+{
+    return (len < TBRDMA_HDR_BYTES) ? 0 : (uint8_t) (frame[1] & 0x0f);
+}
+
 tbrdma_frame_verdict_t tbrdma_wire_peek_conn(const uint8_t *frame, uint32_t byte_len, uint8_t chan,
                                              uint32_t *conn)
 {

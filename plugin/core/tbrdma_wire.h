@@ -103,6 +103,13 @@ tbrdma_frame_verdict_t tbrdma_wire_check(const uint8_t *frame, uint32_t byte_len
 tbrdma_frame_verdict_t tbrdma_wire_peek_conn(const uint8_t *frame, uint32_t byte_len, uint8_t chan,
                                              uint32_t *conn);
 
+/*
+ * The message type (enum tbrdma_msg_type) in the header of a frame of len bytes, unchecked (for
+ * scheduling only, never for trust: tbrdma_wire_check decides that), or 0 when len is shorter
+ * than a header.
+ */
+uint8_t tbrdma_wire_peek_type(const uint8_t *frame, uint32_t len);
+
 /* Short name of a verdict ("bad header crc", ...), for counters and messages. */
 const char *tbrdma_wire_verdict_name(tbrdma_frame_verdict_t v);
 

@@ -12,7 +12,7 @@
 ROT_SLICES=4
 ROT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # The groups that rotate, and their items in a fixed order (rot_items).
-ROT_GROUPS="sim-mutants plugin-mutants hpc vm-mpi mpi fuzz ompi-source"
+ROT_GROUPS="sim-mutants plugin-mutants hpc vm-mpi mpi mpi-many fuzz ompi-source"
 
 # rot_items GROUP: the items of GROUP, one a line, in an order that balances the slices:
 #   sim-mutants, plugin-mutants  the simulator's and the plugin's mutants
@@ -23,6 +23,8 @@ ROT_GROUPS="sim-mutants plugin-mutants hpc vm-mpi mpi fuzz ompi-source"
 #                ("TEST VERSION"): faults, startup, stripe, thirdparty, coll_rules, coll_mesh,
 #                agent (the suite, liveness, zero-copy, signals and outages run every time on
 #                both)
+#   mpi-many     the Open MPI versions whose suite runs at 4 ranks per Mac (through the per-Mac
+#                agents; about 2 minutes each)
 #   fuzz         the libFuzzer targets (20 s each)
 #   ompi-source  the configured Open MPI 5.0.7 source tree (test/ompi5/source-tree.sh, most of
 #                the background lane) with homebrew_steps, which builds against it
@@ -41,6 +43,7 @@ rot_items()
             "coll_mesh 5.0" "faults 5.0" "startup 4.1" "stripe 5.0" "thirdparty 4.1" \
             "coll_rules 5.0" "coll_mesh 4.1" "agent 5.0" "agent 4.1"
         ;;
+    mpi-many) printf '%s\n' 4.1 5.0 ;;
     fuzz) (cd "$ROT_TOP/test/fuzz" && for f in *_fuzz.c; do echo "${f%.c}"; done) ;;
     ompi-source) echo source-tree ;;
     *) return 1 ;;
@@ -48,11 +51,12 @@ rot_items()
 }
 
 # rot_offset GROUP: where the group's first item goes (the single source-tree item to the slice
-# with the fewest HPC runs).
+# with the fewest HPC runs; the suite at 4 ranks per Mac away from that slice, the longest).
 rot_offset()
 {
     case "$1" in
     ompi-source) echo 3 ;;
+    mpi-many) echo 1 ;;
     *) echo 0 ;;
     esac
 }

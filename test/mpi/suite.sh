@@ -14,8 +14,9 @@
 #   stats        (one rank per Mac) tb_ring with btl_tbrdma_stats_interval_s 1: every rank
 #                prints its counters while running, later each time, growing, up to the final
 # Then: the simulator's counters moved on every cable of the mesh (tbrdma carried the traffic;
-# a silent fallback to another transport cannot pass), and no queue pair or memory region is
-# left held once the job ended.
+# a silent fallback to another transport cannot pass); with 3 or more ranks per Mac (the agents,
+# btl_tbrdma_agent auto), no device ever held more than 2 queue pairs at once; and no queue pair
+# or memory region is left held once the job ended.
 set -uo pipefail
 MT_VARIANT="$2, $3 per Mac"
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +75,15 @@ if [ "$slots" = 1 ]; then
 fi
 mt_counters "$TC_TMP/after"
 cat "$TC_TMP/after"
+# The most queue pairs and memory regions each device held at once during the suite (tbsimctl
+# show's peaks). With 3 or more ranks per Mac the agents hold the cables: 2 queue pairs per device
+# whatever the number of ranks (each rank pair's own would need 2 x SLOTS x SLOTS).
+"$TBSIMCTL" show | awk '$1 == "device" { print $2, $10, $12 }' >"$TC_TMP/peaks"
+sed 's/^/    | peak qps, mrs: /' "$TC_TMP/peaks"
+if [ "$slots" -ge 3 ]; then
+    expect "every device held 2 queue pairs at most at any time, with $slots ranks per Mac" \
+        "$(wc -l <"$TC_TMP/peaks")" "$(awk '0 < $2 && $2 <= 2' "$TC_TMP/peaks" | wc -l)"
+fi
 mt_counters_moved "the suite" "$TC_TMP/before" "$TC_TMP/after" 100000
 mt_nothing_held "after the suite"
 finish

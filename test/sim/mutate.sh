@@ -65,6 +65,7 @@ fault_latched        sim_faults    exactly the 100 messages sent before the chan
 corrupt_ignored      sim_faults    all 100 arrive with success status and changed bytes
 delay_ignored        sim_faults    no round trip shorter than 2 x 300000 us
 down_delivers        sim_linkdown  only the 100 sent before the pull arrive
+link_feed_deaf       sim_linkdown  only the 100 sent before the pull arrive
 link_off             sim_link      on (4 us, 8 Gbit/s): 8 B: no half round trip shorter than the model's
 link_duplex_shared   sim_link      both directions of c1 at once: one wire each way, both second halves within
 link_cables_shared   sim_link      c1 and c2 at once, a->b: one wire each, both second halves within

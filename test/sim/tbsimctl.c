@@ -350,8 +350,9 @@ static void show_dev(const struct tbsim_fabric *fab, int d)
     if (0 != ipv4) {
         inet_ntop(AF_INET, &ipv4, ip, sizeof(ip));
     }
-    printf("device %s:rdma_%s qps %d/%d mrs %d/%d published_ipv4 %s\n", fab->hosts[dev->host].name,
-           dev->ifname, qps, TBSIM_QP_MAX, mrs, TBSIM_MR_MAX, ip);
+    printf("device %s:rdma_%s qps %d/%d mrs %d/%d published_ipv4 %s peak_qps %u peak_mrs %u\n",
+           fab->hosts[dev->host].name, dev->ifname, qps, TBSIM_QP_MAX, mrs, TBSIM_MR_MAX, ip,
+           atomic_load(&dev->qp_peak), atomic_load(&dev->mr_peak));
     for (int q = 0; q < TBSIM_QP_SLOTS; q++) {
         const struct tbsim_qp_entry *e = &dev->qp[q];
         int32_t pid = atomic_load(&dev->qp_owner[q]);

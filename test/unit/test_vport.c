@@ -6,8 +6,9 @@
  * (tbrdma_route_frame) and says the send is done. Checked: a frame crosses and arrives whole, with
  * its completion on both sides; a frame with no receive posted is dropped and its slot comes back;
  * the frame rule fails a receive; a frame for a connection the rank does not have is dropped;
- * send slots run out and come back; the bulk channel; 2,000 frames in order with every slot back
- * at the end; an agent that hands over a slot that is not a receive slot is reported.
+ * send slots run out and come back; the bulk channel; the control reserve (data frames leave an
+ * eighth of the send slots to acknowledgements); 2,000 frames in order with every slot back at the
+ * end; an agent that hands over a slot that is not a receive slot is reported.
  */
 #include "tbrdma_route.h"
 #include "tbrdma_vport.h"
@@ -21,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const tbrdma_agentseg_geom_t geom = {.nranks = 2,
-                                            .ncables = 1,
-                                            .bulk_frames = 3,
-                                            .tx_eager = 4,
-                                            .tx_bulk = 2,
-                                            .rx_eager = 8,
-                                            .rx_bulk = 2};
+static tbrdma_agentseg_geom_t geom = {.nranks = 2,
+                                      .ncables = 1,
+                                      .bulk_frames = 3,
+                                      .tx_eager = 4,
+                                      .tx_bulk = 2,
+                                      .rx_eager = 8,
+                                      .rx_bulk = 2};
 
 /* One simulated Mac: its segment and the stand-in agent's view of it. */
 typedef struct mac {
@@ -265,6 +266,46 @@ static void test_vport_slots_run_out_and_come_back(void)
     mac_down(&B);
 }
 
+/* A frame of type type for connection conn on the 1-frame channel; its length. */
+static uint32_t ctrl_made(uint8_t *f, uint32_t conn, uint8_t type)
+{
+    tbrdma_hdr_t h = {.type = type, .chan = TBRDMA_CHAN_EAGER, .conn = conn};
+
+    tbrdma_wire_seal(f, &h);
+    return TBRDMA_HDR_BYTES;
+}
+
+/* 16 one-frame send slots: data takes 14, the last 2 are kept for control frames. */
+static void test_vport_ctrl_reserve(void)
+{
+    static uint8_t f[TBRDMA_FRAME_BYTES], ack[TBRDMA_HDR_BYTES];
+    tbrdma_vport_wc_t wc[16];
+    uint32_t cb, n, na;
+    int qa, qb;
+
+    geom.tx_eager = 16;
+    mac_up(&A);
+    mac_up(&B);
+    pair_made(TBRDMA_CHAN_EAGER, &qa, &qb, &cb);
+    CU_ASSERT(2 == tbrdma_vport_ctrl_reserve(&A.vp[0], TBRDMA_CHAN_EAGER));
+    n = frame_made(f, cb, TBRDMA_CHAN_EAGER, 1, 8);
+    na = ctrl_made(ack, cb, TBRDMA_MSG_ACK);
+    for (int i = 0; i < 14; i++) {
+        CU_ASSERT(0 == tbrdma_vport_post_send(&A.vp[0], qa, i, f, n));
+    }
+    CU_ASSERT(-EAGAIN == tbrdma_vport_post_send(&A.vp[0], qa, 14, f, n)); /* data: reserve left */
+    CU_ASSERT(0 == tbrdma_vport_post_send(&A.vp[0], qa, 15, ack, na));    /* an ack takes it */
+    na = ctrl_made(ack, cb, TBRDMA_MSG_PING);
+    CU_ASSERT(0 == tbrdma_vport_post_send(&A.vp[0], qa, 16, ack, na));
+    CU_ASSERT(-EAGAIN == tbrdma_vport_post_send(&A.vp[0], qa, 17, ack, na)); /* all 16 in use */
+    agents();
+    CU_ASSERT(16 == tbrdma_vport_poll(&A.vp[0], wc, 16));
+    CU_ASSERT(0 == tbrdma_vport_post_send(&A.vp[0], qa, 18, f, n)); /* back: data again */
+    mac_down(&A);
+    mac_down(&B);
+    geom.tx_eager = 4;
+}
+
 static void test_vport_stream_in_order(void)
 {
     static uint8_t f[TBRDMA_FRAME_BYTES], got[48][TBRDMA_FRAME_BYTES];
@@ -363,6 +404,7 @@ int main(void)
         TBRDMA_UT_TEST(test_vport_frame_crosses),
         TBRDMA_UT_TEST(test_vport_drops_and_len_err),
         TBRDMA_UT_TEST(test_vport_slots_run_out_and_come_back),
+        TBRDMA_UT_TEST(test_vport_ctrl_reserve),
         TBRDMA_UT_TEST(test_vport_stream_in_order),
         TBRDMA_UT_TEST(test_vport_qp_destroyed),
         TBRDMA_UT_TEST(test_vport_broken_agent),

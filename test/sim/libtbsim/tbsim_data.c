@@ -14,9 +14,11 @@
  * receiver does.
  *
  * Hot path: no system call and no lock (C11 atomics, vDSO clock). The only system calls are
- * the port-state re-read every TBSIM_LINK_RECHECK_NS (env TBSIM_LINK_RECHECK_MS overrides it, so
- * that sim_nosyscall.sh can count the hot path's system calls alone) and the one-time mapping of a
- * peer's receive file at connection.
+ * the port-state check every TBSIM_LINK_RECHECK_NS (env TBSIM_LINK_RECHECK_MS overrides it, so
+ * that sim_nosyscall.sh can count the hot path's system calls alone): one non-blocking read of
+ * the interface's change feed, and a re-read of the interface only when that feed reports a
+ * change (the re-read takes the kernel's rtnl lock, which a loaded host can hold for seconds);
+ * and the one-time mapping of a peer's receive file at connection.
  */
 #include "tbsim_priv.h"
 
@@ -421,7 +423,8 @@ static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
 static void progress(struct tbsim_context *ctx, uint64_t now)
 {
     if (now - ctx->link_checked_ns > ctx->link_recheck_ns || 0 == ctx->link_checked_ns) {
-        ctx->port_active = tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL);
+        ctx->port_active =
+            tbsim_port_link(ctx->fab, ctx->dev, NULL, NULL) && tbsim_port_rdma(ctx->fab, ctx->dev);
         ctx->link_checked_ns = now;
     }
     for (int i = 0; i < TBSIM_CTX_QP_MAX; i++) {

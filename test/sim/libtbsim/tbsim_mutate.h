@@ -58,6 +58,7 @@ enum tbsim_mutation {
     TBSIM_MUT_CORRUPT_IGNORED, /* the corrupt fault changes nothing */
     TBSIM_MUT_DELAY_IGNORED,   /* the delay fault holds nothing back */
     TBSIM_MUT_DOWN_DELIVERS,   /* sends on a DOWN port are delivered */
+    TBSIM_MUT_LINK_FEED_DEAF,  /* the data path reads the port once and misses its changes */
     /* the link model */
     TBSIM_MUT_LINK_OFF,           /* the rate and latency hold nothing back */
     TBSIM_MUT_LINK_DUPLEX_SHARED, /* both directions of a cable share one wire */

@@ -1,7 +1,8 @@
 /*
  * tbsim interface queries in the caller's network namespace (rtnetlink, getifaddrs) and the
- * GID table derived from them. Control path only: the data path calls tbsim_net_link at
- * most once per TBSIM_LINK_RECHECK_NS per context.
+ * GID table derived from them. Control path only: the data path reads the change feed
+ * (tbsim_net_watch_changed, one non-blocking recv) at most once per TBSIM_LINK_RECHECK_NS per
+ * context and re-reads the interface only when it reports a change.
  */
 #include "tbsim_net.h"
 
@@ -93,6 +94,47 @@ int tbsim_net_link(const char *ifname, struct tbsim_link *link)
 out_close:
     close(fd);
     return rc;
+}
+
+int tbsim_net_watch_open(void)
+{
+    struct sockaddr_nl sa;
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+
+    if (fd < 0) {
+        return -1;
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.nl_family = AF_NETLINK;
+    sa.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR;
+    if (0 != bind(fd, (struct sockaddr *) &sa, sizeof(sa))) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int tbsim_net_watch_changed(int fd)
+{
+    char buf[4096];
+    int changed = 0;
+
+    if (fd < 0) {
+        return 1;
+    }
+    for (;;) {
+        ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+        if (n > 0) {
+            changed = 1;
+        } else if (n < 0 && EINTR == errno) {
+            continue;
+        } else if (n < 0 && ENOBUFS == errno) {
+            changed = 1; /* events were lost: re-read to be sure */
+        } else {
+            return changed; /* EAGAIN: drained */
+        }
+    }
 }
 
 int tbsim_net_addrs(const char *ifname, struct tbsim_addrs *addrs)

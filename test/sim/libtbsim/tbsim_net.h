@@ -27,6 +27,19 @@ struct tbsim_addrs {
 /* Reads the link facts of ifname. Returns 0 (present == 0 when it does not exist) or -errno. */
 int tbsim_net_link(const char *ifname, struct tbsim_link *link);
 
+/*
+ * A change feed for the data path: a non-blocking rtnetlink socket subscribed to link and
+ * address events of the caller's namespace. Reading it never waits for the kernel's rtnl lock,
+ * which the full re-read (tbsim_net_link, tbsim_net_addrs) takes and which busy hosts can hold
+ * for seconds. Returns the descriptor, or -1 when none could be opened (then every check says
+ * "changed" and the data path re-reads as before).
+ */
+int tbsim_net_watch_open(void);
+
+/* 1 when anything changed since the last call (or the feed overflowed, or there is none), else
+ * 0. Drains what is queued without blocking. */
+int tbsim_net_watch_changed(int fd);
+
 /* Reads the addresses of ifname. Returns 0 or -errno. */
 int tbsim_net_addrs(const char *ifname, struct tbsim_addrs *addrs);
 

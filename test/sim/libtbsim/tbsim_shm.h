@@ -20,7 +20,7 @@
 
 #define TBSIM_MAGIC       0x544253494d464231ull /* "TBSIMFB1" */
 #define TBSIM_RXQ_MAGIC   0x544253494d525831ull /* "TBSIMRX1" */
-#define TBSIM_VERSION     6
+#define TBSIM_VERSION     7
 #define TBSIM_DIR_DEFAULT "/run/tbsim"
 #define TBSIM_SHM_DEFAULT "/dev/shm"
 
@@ -53,11 +53,12 @@
 #define TBSIM_LINK_ON_LATENCY_NS 4000ull
 
 /*
- * The setting "apple": the rate a third party measured between Macs, unscaled: 75 Gbit/s (ib_send_bw, one UC queue
- * pair, 64 KiB), a 3 us one-way latency (with the simulator's own ~1 us, about the published
- * 4.15 us half round trip at 64 B), and packets interleaved on the wire, so that a small message
- * waits behind one packet of a large one at most. This machine cannot copy 75 Gbit/s both ways
- * on two cores: at this setting, software costs show, and the rate is a ceiling, not a wire.
+ * The setting "apple": the rate a third party measured between Macs, unscaled: 75 Gbit/s
+ * (ib_send_bw, one UC queue pair, 64 KiB), a 3 us one-way latency (with the simulator's own ~1 us,
+ * about the published 4.15 us half round trip at 64 B), and packets interleaved on the wire, so
+ * that a small message waits behind one packet of a large one at most. This machine cannot copy 75
+ * Gbit/s both ways on two cores: at this setting, software costs show, and the rate is a ceiling,
+ * not a wire.
  */
 #define TBSIM_LINK_APPLE_RATE_BPS   75000000000ull
 #define TBSIM_LINK_APPLE_LATENCY_NS 3000ull
@@ -127,6 +128,8 @@ struct tbsim_dev {
     _Atomic uint32_t pub_valid; /* 1 once a process of the host published */
     _Atomic int32_t mr_owner[TBSIM_MR_SLOTS]; /* pid holding MR slot i, 0 = free */
     _Atomic int32_t qp_owner[TBSIM_QP_SLOTS]; /* pid holding QP slot i, 0 = free */
+    _Atomic uint32_t mr_peak; /* the most MR slots ever held at once (tbsimctl show) */
+    _Atomic uint32_t qp_peak; /* the most QP slots ever held at once */
     struct tbsim_qp_entry qp[TBSIM_QP_SLOTS];
     struct tbsim_counters cnt;
     /*

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,18 +66,74 @@ static int host_self(struct tbsim_fabric *fab)
     return tbsim_host_find(fab, name);
 }
 
-int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
+/*
+ * What this process last read of each port's interface, valid until the change feed
+ * (tbsim_net_watch_open) reports a change in the namespace: then every entry is read again.
+ * Reading an interface takes the kernel's rtnl lock, which dozens of processes starting at once
+ * on a loaded host can hold for seconds; the feed is read without it. One feed per process
+ * (reopened in a forked child, which must not share its parent's).
+ */
+struct port_seen {
+    int valid;
+    struct tbsim_link lk;
+    struct tbsim_addrs ad;
+};
+
+static pthread_mutex_t g_port_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct port_seen g_port_seen[TBSIM_MAX_DEVS];
+static int g_watch_fd = -1;
+static pid_t g_watch_pid;
+
+/* Drops what was seen when the feed reports a change (or is new). Holds g_port_lock. */
+static void port_seen_refresh(void)
+{
+    pid_t pid = getpid();
+    int stale;
+
+    if (g_watch_pid != pid) {
+        if (0 <= g_watch_fd) {
+            close(g_watch_fd);
+        }
+        g_watch_fd = tbsim_net_watch_open(); /* before the reads it guards: no change missed */
+        g_watch_pid = pid;
+        stale = 1;
+    } else {
+        stale = tbsim_net_watch_changed(g_watch_fd) && !TBSIM_MUTANT(LINK_FEED_DEAF);
+    }
+    if (stale) {
+        memset(g_port_seen, 0, sizeof(g_port_seen));
+    }
+}
+
+/* The interface of dev as last seen, read again when the feed says it may have changed. */
+static void port_seen_get(struct tbsim_fabric *fab, int dev, struct tbsim_link *lk,
+                          struct tbsim_addrs *ad)
+{
+    struct port_seen *seen = &g_port_seen[dev];
+
+    pthread_mutex_lock(&g_port_lock);
+    port_seen_refresh();
+    if (!seen->valid) {
+        if (0 != tbsim_net_link(fab->devs[dev].ifname, &seen->lk)
+            || 0 != tbsim_net_addrs(fab->devs[dev].ifname, &seen->ad)) {
+            memset(seen, 0, sizeof(*seen)); /* not kept: read again next time */
+        } else {
+            seen->valid = 1;
+        }
+    }
+    *lk = seen->lk;
+    *ad = seen->ad;
+    pthread_mutex_unlock(&g_port_lock);
+}
+
+int tbsim_port_link(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
                     struct tbsim_addrs *addrs)
 {
     struct tbsim_dev *d = &fab->devs[dev];
-    struct tbsim_dev *p = &fab->devs[tbsim_dev_peer(dev)];
     struct tbsim_link lk;
     struct tbsim_addrs ad;
 
-    if (0 != tbsim_net_link(d->ifname, &lk) || 0 != tbsim_net_addrs(d->ifname, &ad)) {
-        memset(&lk, 0, sizeof(lk));
-        memset(&ad, 0, sizeof(ad));
-    }
+    port_seen_get(fab, dev, &lk, &ad);
     if (ad.has_ipv4 || !TBSIM_MUTANT(GID_STALE)) {
         atomic_store(&d->pub_ipv4, ad.has_ipv4 ? ad.ipv4 : 0);
     }
@@ -93,8 +150,24 @@ int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
     if (TBSIM_MUTANT(BRIDGE_IGNORED)) {
         lk.master = 0;
     }
-    return lk.present && lk.up && 0 == lk.master && atomic_load(&fab->hosts[d->host].rdma_enabled)
+    return lk.present && lk.up && 0 == lk.master;
+}
+
+int tbsim_port_rdma(struct tbsim_fabric *fab, int dev)
+{
+    struct tbsim_dev *d = &fab->devs[dev];
+    struct tbsim_dev *p = &fab->devs[tbsim_dev_peer(dev)];
+
+    return atomic_load(&fab->hosts[d->host].rdma_enabled)
            && (atomic_load(&fab->hosts[p->host].rdma_enabled) || TBSIM_MUTANT(PEER_RDMA_IGNORED));
+}
+
+int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
+                    struct tbsim_addrs *addrs)
+{
+    int link_ok = tbsim_port_link(fab, dev, link, addrs);
+
+    return link_ok && tbsim_port_rdma(fab, dev);
 }
 
 /* ---- devices ---------------------------------------------------------------------------- */
@@ -157,10 +230,12 @@ TBSIM_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
 static __be64 device_guid(struct tbsim_fabric *fab, int dev)
 {
     struct tbsim_link lk;
+    struct tbsim_addrs ad;
     uint8_t eui[8] = {0};
     __be64 guid;
 
-    if (0 == tbsim_net_link(fab->devs[dev].ifname, &lk) && lk.has_mac) {
+    port_seen_get(fab, dev, &lk, &ad);
+    if (lk.has_mac) {
         tbsim_net_eui64(lk.mac, eui);
         if (TBSIM_MUTANT(GUID_MAC)) {
             memset(eui, 0, sizeof(eui));
@@ -379,13 +454,23 @@ static int slots_held(_Atomic int32_t *owner, int nslots, int32_t pid, int per_p
     return held;
 }
 
+/* Raises *peak to held when held is more. */
+static void peak_raise(_Atomic uint32_t *peak, int held)
+{
+    uint32_t seen = atomic_load(peak);
+
+    while (seen < (uint32_t) held && !atomic_compare_exchange_weak(peak, &seen, (uint32_t) held)) {
+    }
+}
+
 /*
  * Takes a free slot of owner[0..nslots) for this process, then gives it back when more than
  * limit slots are held: Apple counts a device's QPs and MRs across every process of the host.
- * Two processes racing for the last slot may both fail (harsher, never laxer). Returns the slot
- * or -1.
+ * Two processes racing for the last slot may both fail (harsher, never laxer). Records the most
+ * slots held at once in *peak. Returns the slot or -1.
  */
-static int slot_take(_Atomic int32_t *owner, int nslots, int limit, int per_process)
+static int slot_take(_Atomic int32_t *owner, int nslots, int limit, int per_process,
+                     _Atomic uint32_t *peak)
 {
     int32_t pid = (int32_t) getpid();
     int slot = -1;
@@ -404,12 +489,16 @@ static int slot_take(_Atomic int32_t *owner, int nslots, int limit, int per_proc
         atomic_store(&owner[slot], 0);
         slot = -1;
     }
+    if (0 <= slot) {
+        peak_raise(peak, slots_held(owner, nslots, pid, 0));
+    }
     return slot;
 }
 
 static int mr_slot_take(struct tbsim_dev *d)
 {
-    return slot_take(d->mr_owner, TBSIM_MR_SLOTS, TBSIM_MR_MAX + TBSIM_MUTANT(MR_CAP_101), 0);
+    return slot_take(d->mr_owner, TBSIM_MR_SLOTS, TBSIM_MR_MAX + TBSIM_MUTANT(MR_CAP_101), 0,
+                     &d->mr_peak);
 }
 
 TBSIM_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
@@ -561,7 +650,7 @@ static int qp_attr_check(const struct ibv_qp_init_attr *attr)
 static int qp_slot_take(struct tbsim_dev *d)
 {
     return slot_take(d->qp_owner, TBSIM_QP_SLOTS, TBSIM_QP_MAX + TBSIM_MUTANT(QP_CAP_11),
-                     TBSIM_MUTANT(QP_CAP_PER_PROCESS));
+                     TBSIM_MUTANT(QP_CAP_PER_PROCESS), &d->qp_peak);
 }
 
 /*
