@@ -7,9 +7,11 @@
 #include "base/btl_tbrdma_agentlink.h"
 #include "base/btl_tbrdma_shmseg.h"
 
+#include "core/tbrdma_mutate.h"
 #include "core/tbrdma_route.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -375,19 +377,20 @@ static int agentlink_gone(uint32_t pid)
     return 0 != kill((pid_t) pid, 0) && ESRCH == errno;
 }
 
-int tbrdma_agentlink_check(int stale_ms, char *err, size_t errlen)
+/*
+ * The agent's liveness, judged under agentlink_check_lock: the progress thread, the liveness
+ * thread and a thread connecting a cable check at once. Unlocked, one thread could stamp a newer
+ * beat time after another had read its clock, and that one's now - beat_ns wrapped round to
+ * "stood still for ever": a live agent taken for stopped (seen in a CI run, 15 s into a job).
+ */
+static pthread_mutex_t agentlink_check_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int agentlink_check_locked(const tbrdma_agentseg_hdr_t *h, int stale_ms, char *err,
+                                  size_t errlen)
 {
-    tbrdma_agentseg_hdr_t *h = agentlink.hdr;
-    uint64_t now = agentlink_now(), beat;
+    uint64_t now = agentlink_now(), beat, still;
     uint32_t st;
 
-    if (NULL == h) {
-        snprintf(err, errlen, "no tbrdma agent");
-        return EPIPE;
-    }
-    if (now - agentlink.checked_ns < 1000000ull) {
-        return 0;
-    }
     agentlink.checked_ns = now;
     if (agentlink_gone(h->agent_pid)) {
         snprintf(err, errlen, "the tbrdma agent of this Mac (pid %u) has died", h->agent_pid);
@@ -399,8 +402,10 @@ int tbrdma_agentlink_check(int stale_ms, char *err, size_t errlen)
         agentlink.beat = beat;
         agentlink.beat_ns = now;
     }
-    if (TBRDMA_AGENTSEG_READY == st
-        && now - agentlink.beat_ns <= (uint64_t) stale_ms * 1000000ull) {
+    still = (now > agentlink.beat_ns || TBRDMA_MUTANT(AGENT_BEAT_UNLOCKED))
+                ? now - agentlink.beat_ns
+                : 0;
+    if (TBRDMA_AGENTSEG_READY == st && still <= (uint64_t) stale_ms * 1000000ull) {
         return 0;
     }
     if (TBRDMA_AGENTSEG_READY == st) {
@@ -412,6 +417,28 @@ int tbrdma_agentlink_check(int stale_ms, char *err, size_t errlen)
         snprintf(err, errlen, "the tbrdma agent of this Mac (pid %u) has ended", h->agent_pid);
     }
     return EPIPE;
+}
+
+int tbrdma_agentlink_check(int stale_ms, char *err, size_t errlen)
+{
+    tbrdma_agentseg_hdr_t *h = agentlink.hdr;
+    int rc;
+
+    if (NULL == h) {
+        snprintf(err, errlen, "no tbrdma agent");
+        return EPIPE;
+    }
+    if (agentlink_now() - agentlink.checked_ns < 1000000ull) {
+        return 0; /* looked less than 1 ms ago (a racy read: at worst one look more) */
+    }
+    if (!TBRDMA_MUTANT(AGENT_BEAT_UNLOCKED)) {
+        pthread_mutex_lock(&agentlink_check_lock);
+    }
+    rc = agentlink_check_locked(h, stale_ms, err, errlen);
+    if (!TBRDMA_MUTANT(AGENT_BEAT_UNLOCKED)) {
+        pthread_mutex_unlock(&agentlink_check_lock);
+    }
+    return rc;
 }
 
 int tbrdma_agentlink_agent_pid(void)

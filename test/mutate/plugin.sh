@@ -67,6 +67,7 @@ ring_full_one_late     unit/test_ring           test_ring_full_and_order
 route_departed         unit/test_route          test_route_frame_outcomes
 vuc_frame_rule_off     unit/test_route          test_vuc_rules
 vport_ctrl_reserve_off unit/test_vport          test_vport_ctrl_reserve
+agent_beat_unlocked    unit/test_agentlink      test_agentlink_check_threads
 TABLE
 )
 
