@@ -423,8 +423,7 @@ static void progress_recv(struct tbsim_context *ctx, struct tbsim_qp *qp, uint64
 static void progress(struct tbsim_context *ctx, uint64_t now)
 {
     if (now - ctx->link_checked_ns > ctx->link_recheck_ns || 0 == ctx->link_checked_ns) {
-        ctx->port_active =
-            tbsim_port_link(ctx->fab, ctx->dev, NULL, NULL) && tbsim_port_rdma(ctx->fab, ctx->dev);
+        ctx->port_active = tbsim_port_eval(ctx->fab, ctx->dev, NULL, NULL);
         ctx->link_checked_ns = now;
     }
     for (int i = 0; i < TBSIM_CTX_QP_MAX; i++) {

@@ -98,7 +98,7 @@ struct tbsim_context {
     struct tbsim_mr *mrs[TBSIM_MR_SLOTS]; /* by MR slot; lkey == slot + 1 */
     uint64_t link_checked_ns;
     uint64_t link_recheck_ns; /* TBSIM_LINK_RECHECK_NS, or env TBSIM_LINK_RECHECK_MS */
-    int port_active;          /* cached for the data path: link_ok and RDMA on both hosts */
+    int port_active;          /* cached for the data path */
 };
 
 static inline struct tbsim_context *to_tctx(struct ibv_context *ctx)
@@ -120,15 +120,11 @@ static inline struct tbsim_cq *to_tcq(struct ibv_cq *cq)
 uint64_t tbsim_now_ns(void);
 
 /*
- * Port state of device dev, evaluated live: the interface is up with carrier, not enslaved
- * (tbsim_port_link, which reads the interface through rtnetlink only when the change feed says it
- * may have changed, fills link and addrs when not NULL, and publishes the interface's IPv4 to the
- * fabric), and RDMA is enabled on both hosts of the cable (tbsim_port_rdma, shared memory only).
- * Each returns 1 (ACTIVE) or 0 (DOWN).
+ * Port state of device dev: the interface is up with carrier and not enslaved (read through
+ * rtnetlink, again only when the namespace's change feed says it may have changed), and RDMA is
+ * enabled on both hosts of the cable. Fills link and addrs when not NULL. Publishes the
+ * interface's IPv4 to the fabric as a side effect. Returns 1 (ACTIVE) or 0 (DOWN).
  */
-int tbsim_port_link(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
-                    struct tbsim_addrs *addrs);
-int tbsim_port_rdma(struct tbsim_fabric *fab, int dev);
 int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
                     struct tbsim_addrs *addrs);
 

@@ -126,10 +126,11 @@ static void port_seen_get(struct tbsim_fabric *fab, int dev, struct tbsim_link *
     pthread_mutex_unlock(&g_port_lock);
 }
 
-int tbsim_port_link(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
+int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
                     struct tbsim_addrs *addrs)
 {
     struct tbsim_dev *d = &fab->devs[dev];
+    struct tbsim_dev *p = &fab->devs[tbsim_dev_peer(dev)];
     struct tbsim_link lk;
     struct tbsim_addrs ad;
 
@@ -150,24 +151,8 @@ int tbsim_port_link(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
     if (TBSIM_MUTANT(BRIDGE_IGNORED)) {
         lk.master = 0;
     }
-    return lk.present && lk.up && 0 == lk.master;
-}
-
-int tbsim_port_rdma(struct tbsim_fabric *fab, int dev)
-{
-    struct tbsim_dev *d = &fab->devs[dev];
-    struct tbsim_dev *p = &fab->devs[tbsim_dev_peer(dev)];
-
-    return atomic_load(&fab->hosts[d->host].rdma_enabled)
+    return lk.present && lk.up && 0 == lk.master && atomic_load(&fab->hosts[d->host].rdma_enabled)
            && (atomic_load(&fab->hosts[p->host].rdma_enabled) || TBSIM_MUTANT(PEER_RDMA_IGNORED));
-}
-
-int tbsim_port_eval(struct tbsim_fabric *fab, int dev, struct tbsim_link *link,
-                    struct tbsim_addrs *addrs)
-{
-    int link_ok = tbsim_port_link(fab, dev, link, addrs);
-
-    return link_ok && tbsim_port_rdma(fab, dev);
 }
 
 /* ---- devices ---------------------------------------------------------------------------- */
