@@ -74,8 +74,10 @@ typedef struct mca_btl_tbrdma_stats {
     uint64_t tx_wc_err, credit_stalls, credit_probes, held, bogus_acks, no_frame;
     uint64_t held_other; /* held for causal order while their own peer had no callback waiting */
     uint64_t tx_striped; /* data frames sent on a pair's second or later cable */
-    uint64_t tx_trains, rx_trains; /* messages sent and delivered as trains of 1-frame pieces */
-    uint64_t abandoned;            /* send frames never acknowledged, dropped at finalize */
+    uint64_t tx_trains, rx_trains;  /* messages sent and delivered as trains of 1-frame pieces */
+    uint64_t abandoned;             /* send frames never acknowledged, dropped at finalize */
+    uint64_t heap_lent, heap_waits; /* heap frames lent (no free frame), transmissions that waited
+                                       for a pool frame to carry one (fabric/btl_tbrdma_frag.h) */
     /* zero-copy (btl_tbrdma_zcopy*.c): gets, chunks, epochs and why they changed */
     uint64_t zc_gets, zc_refused, zc_failed, zc_rx_chunks, zc_rx_bytes, zc_tx_chunks, zc_tx_bytes;
     uint64_t zc_epochs, zc_why[TBRDMA_ZC_REASONS], zc_noreg, zc_post_err, zc_tx_wc_err, zc_bad_msg;

@@ -109,6 +109,45 @@ static void chan_credit_probe(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_en
                               mca_btl_tbrdma_chan_t *ch);
 
 /*
+ * A heap frame's turn to be transmitted (fabric/btl_tbrdma_frag.h): a frame of its device's pool
+ * takes its place in the channel's send list, with its sequence number, payload and CRC, and
+ * carries it as a train's last piece carries its message. NULL when no pool frame is free, or on
+ * the liveness thread, which never touches the pools: a later pass tries again.
+ */
+static mca_btl_tbrdma_frag_t *chan_carry(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_chan_t *ch,
+                                         mca_btl_tbrdma_frag_t *heap)
+{
+    int pool = (TBRDMA_CHAN_BULK == heap->chan) ? TBRDMA_POOL_BULK : TBRDMA_POOL_EAGER;
+    mca_btl_tbrdma_frag_t *carrier = NULL, **link = &ch->head;
+
+    if (!mca_btl_tbrdma_on_liveness_thread()) {
+        carrier = mca_btl_tbrdma_frag_get_carrier(heap->pools, pool);
+    }
+    if (NULL == carrier) {
+        module->stats.heap_waits++;
+        return NULL;
+    }
+    carrier->ep = heap->ep;
+    carrier->tag = heap->tag;
+    carrier->len = heap->len;
+    carrier->seq = heap->seq;
+    carrier->pcrc = heap->pcrc;
+    carrier->flags = heap->flags & (TBRDMA_FF_CB | TBRDMA_FF_QUEUED);
+    carrier->train = heap;
+    memcpy(carrier->buf + TBRDMA_HDR_BYTES, heap->buf + TBRDMA_HDR_BYTES, heap->len);
+    while (*link != heap) {
+        link = &(*link)->next;
+    }
+    *link = carrier;
+    carrier->next = heap->next;
+    ch->tail = (ch->tail == heap) ? carrier : ch->tail;
+    ch->snd = carrier;
+    heap->next = NULL;
+    heap->flags &= ~TBRDMA_FF_QUEUED;
+    return carrier;
+}
+
+/*
  * Transmits channel c's frames from snd_nxt on. Never behind a control frame posted beyond the
  * peer's grant (a forced acknowledgement, a credit probe): Apple's hardware holds such a send until
  * the peer posts a receive, and a data frame queued behind it would wait as long. If the peer had
@@ -140,6 +179,9 @@ static void chan_push_one(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpoi
                 chan_credit_probe(module, ep, ch);
             }
             return;
+        }
+        if (TBRDMA_FRAG_HEAP == frag->kind && NULL == (frag = chan_carry(module, ch, frag))) {
+            return; /* no pool frame to carry it yet: the next pass tries again */
         }
         if (0 != chan_post_data(module, ep, ch, frag)) {
             return;

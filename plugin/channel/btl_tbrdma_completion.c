@@ -56,7 +56,7 @@ static void send_finished(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t
         frag->flags &= ~TBRDMA_FF_ACKED;
         frag->ep->primary->acked_waiting--;
     }
-    if (NULL != frag->train) { /* a train's last piece: the message it carried is finished */
+    if (NULL != frag->train) { /* a train's last piece, a heap frame's carrier: the message too */
         mca_btl_tbrdma_frag_t *msg = frag->train;
 
         frag->train = NULL;

@@ -50,7 +50,9 @@
     X(ROUTE_DEPARTED)         /* the agent hands a departed rank's frames on */                  \
     X(VUC_FRAME_RULE_OFF)     /* a virtual queue pair takes a frame of another frame count */    \
     X(VPORT_CTRL_RESERVE_OFF) /* a rank's data frames may take every send slot of the agent's */ \
-    X(AGENT_BEAT_UNLOCKED)    /* the agent's heartbeat judged unlocked, its age unclamped */
+    X(AGENT_BEAT_UNLOCKED)    /* the agent's heartbeat judged unlocked, its age unclamped */     \
+    X(HEAP_FRAMES_OFF)        /* alloc and prepare_src refuse when the pool is empty */          \
+    X(CARRIER_RESERVE_OFF)    /* ob1 may take a pool's last frames, which carriers need */
 
 #ifdef TBRDMA_MUTATIONS
 enum tbrdma_mutation {

@@ -28,8 +28,8 @@ static void stats_print(const mca_btl_tbrdma_module_t *module, const char *when)
         "tbrdma stats%s: host %s %s: sent %llu data frames (%llu bytes, %llu on striped cables), "
         "%llu control "
         "(%llu forced), %llu retransmitted, %llu timeouts, %llu nacks sent, %llu nacks "
-        "received, %llu credit stalls, %llu credit probes, %llu times no free frame, %llu trains "
-        "sent; received %llu "
+        "received, %llu credit stalls, %llu credit probes, %llu times no free frame, %llu heap "
+        "frames lent (%llu waits for a carrier), %llu trains sent; received %llu "
         "data frames (%llu bytes), %llu "
         "control, %llu duplicates, %llu after a gap, %llu refused (%llu bad checksum, "
         "%llu bad header), %llu completion errors, %llu unknown tags, %llu held (%llu for another "
@@ -42,6 +42,7 @@ static void stats_print(const mca_btl_tbrdma_module_t *module, const char *when)
         (unsigned long long) s->timeouts, (unsigned long long) s->nacks_sent,
         (unsigned long long) s->nacks_rcvd, (unsigned long long) s->credit_stalls,
         (unsigned long long) s->credit_probes, (unsigned long long) s->no_frame,
+        (unsigned long long) s->heap_lent, (unsigned long long) s->heap_waits,
         (unsigned long long) s->tx_trains, (unsigned long long) s->rx_data,
         (unsigned long long) s->rx_bytes, (unsigned long long) s->rx_ctrl,
         (unsigned long long) s->rx_dup, (unsigned long long) s->rx_gap, (unsigned long long) bad,

@@ -57,8 +57,7 @@ static void device_carve(mca_btl_tbrdma_device_t *dev, int *next, uint8_t **curs
         atomic_init(&f->refs, 0);
         *cursor += bytes;
         if (0 <= pool) {
-            f->next = dev->pools.free[pool];
-            dev->pools.free[pool] = f;
+            mca_btl_tbrdma_frag_pool_add(&dev->pools, pool, f);
         }
     }
 }
@@ -171,6 +170,7 @@ void mca_btl_tbrdma_device_free(mca_btl_tbrdma_device_t *dev)
             OBJ_DESTRUCT(&dev->frags[i].base);
         }
     }
+    mca_btl_tbrdma_frag_heap_free(&dev->pools); /* one still lent is counted by frames_out */
     free(dev->frags);
     free(dev->slab);
     OBJ_DESTRUCT(&dev->pools.lock);
@@ -202,5 +202,5 @@ int mca_btl_tbrdma_device_frames_out(mca_btl_tbrdma_device_t *dev)
             out--;
         }
     }
-    return out;
+    return out + dev->pools.heap_frames - dev->pools.heap_kept; /* and the heap frames lent */
 }

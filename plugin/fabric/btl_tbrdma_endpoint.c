@@ -6,6 +6,7 @@
  */
 #include "fabric/btl_tbrdma_endpoint.h"
 #include "base/btl_tbrdma_output.h"
+#include "core/tbrdma_mutate.h"
 #include "fabric/btl_tbrdma_device.h"
 
 #include <errno.h>
@@ -227,22 +228,20 @@ void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep)
     }
 }
 
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *module,
-                                                    mca_btl_tbrdma_endpoint_t *ep, size_t size,
-                                                    uint32_t flags)
+/* The pool of a payload of size bytes, or -1 when ep takes no send frame of that size. */
+static int endpoint_pool(const mca_btl_tbrdma_endpoint_t *ep, size_t size)
 {
-    mca_btl_tbrdma_frag_t *frag;
-    int pool;
-
     if (NULL == ep || TBRDMA_EP_CONNECTED != ep->state || size > tbrdma_bulk_payload()) {
-        return NULL;
+        return -1;
     }
-    pool = (size <= tbrdma_eager_payload()) ? TBRDMA_POOL_EAGER : TBRDMA_POOL_BULK;
-    frag = mca_btl_tbrdma_frag_get(&ep->dev->pools, pool);
-    if (NULL == frag) {
-        module->stats.no_frame++; /* ob1 retries later */
-        return NULL;
-    }
+    return (size <= tbrdma_eager_payload()) ? TBRDMA_POOL_EAGER : TBRDMA_POOL_BULK;
+}
+
+/* A frame just taken, made the descriptor of a send to ep of size bytes. */
+static mca_btl_tbrdma_frag_t *endpoint_frag_init(mca_btl_tbrdma_frag_t *frag,
+                                                 mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                 uint32_t flags)
+{
     frag->ep = ep;
     frag->base.des_flags = flags;
     frag->segment.seg_addr.pval = frag->buf + TBRDMA_HDR_BYTES;
@@ -250,6 +249,42 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *mod
     frag->base.des_segments = &frag->segment;
     frag->base.des_segment_count = 1;
     return frag;
+}
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *module,
+                                                    mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                    uint32_t flags)
+{
+    int pool = endpoint_pool(ep, size);
+    mca_btl_tbrdma_frag_t *frag;
+
+    if (0 > pool) {
+        return NULL;
+    }
+    frag = mca_btl_tbrdma_frag_get(&ep->dev->pools, pool);
+    if (NULL == frag) {
+        module->stats.no_frame++;
+        return NULL;
+    }
+    return endpoint_frag_init(frag, ep, size, flags);
+}
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag_any(mca_btl_tbrdma_module_t *module,
+                                                        mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                        uint32_t flags)
+{
+    mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_endpoint_frag(module, ep, size, flags);
+    int pool = endpoint_pool(ep, size);
+
+    if (NULL != frag || 0 > pool || TBRDMA_MUTANT(HEAP_FRAMES_OFF)) {
+        return frag;
+    }
+    frag = mca_btl_tbrdma_frag_lend(&ep->dev->pools, pool);
+    if (NULL == frag) {
+        return NULL; /* ob1 retries from the callbacks of the heap frames in flight */
+    }
+    module->stats.heap_lent++;
+    return endpoint_frag_init(frag, ep, size, flags);
 }
 
 void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_module_t *module,

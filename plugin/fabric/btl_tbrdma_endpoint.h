@@ -153,6 +153,15 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *mod
                                                     mca_btl_tbrdma_endpoint_t *ep, size_t size,
                                                     uint32_t flags);
 
+/*
+ * The same, for ob1's alloc and prepare_src: when the pool is empty, a frame lent from the heap
+ * (fabric/btl_tbrdma_frag.h: ob1 would retry a refusal only from a later send's callback). NULL
+ * only when ep is not connected, size is too large, or the device lent all it may.
+ */
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag_any(mca_btl_tbrdma_module_t *module,
+                                                        mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                        uint32_t flags);
+
 /* Destroys the endpoint's queue pairs (its frames belong to the device). Idempotent. */
 void mca_btl_tbrdma_endpoint_release(mca_btl_tbrdma_endpoint_t *ep);
 

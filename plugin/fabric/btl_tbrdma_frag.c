@@ -7,6 +7,9 @@
 #include "fabric/btl_tbrdma_frag.h"
 #include "base/btl_tbrdma_output.h"
 #include "base/btl_tbrdma_token.h"
+#include "core/tbrdma_mutate.h"
+
+#include <stdlib.h>
 
 static void frag_pool_push(mca_btl_tbrdma_pools_t *pools, int pool, mca_btl_tbrdma_frag_t *frag)
 {
@@ -14,7 +17,21 @@ static void frag_pool_push(mca_btl_tbrdma_pools_t *pools, int pool, mca_btl_tbrd
     OPAL_THREAD_LOCK(&pools->lock);
     frag->next = pools->free[pool];
     pools->free[pool] = frag;
+    pools->nfree[pool]++;
     OPAL_THREAD_UNLOCK(&pools->lock);
+}
+
+void mca_btl_tbrdma_frag_pool_add(mca_btl_tbrdma_pools_t *pools, int pool,
+                                  mca_btl_tbrdma_frag_t *frag)
+{
+    int total;
+
+    frag->next = pools->free[pool];
+    pools->free[pool] = frag;
+    total = ++pools->nfree[pool];
+    pools->reserve[pool] = (TBRDMA_POOL_EAGER == pool || TBRDMA_POOL_BULK == pool)
+                               ? (total / 16 > 1 ? total / 16 : 1)
+                               : 0;
 }
 
 static int frag_pool_of(const mca_btl_tbrdma_frag_t *frag)
@@ -25,19 +42,9 @@ static int frag_pool_of(const mca_btl_tbrdma_frag_t *frag)
     return (TBRDMA_CHAN_BULK == frag->chan) ? TBRDMA_POOL_BULK : TBRDMA_POOL_EAGER;
 }
 
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_pools_t *pools, int pool)
+/* A frame leaving its pool (or the heap) with one reference: nothing of its last use left. */
+static mca_btl_tbrdma_frag_t *frag_take(mca_btl_tbrdma_frag_t *frag)
 {
-    mca_btl_tbrdma_frag_t *frag;
-
-    OPAL_THREAD_LOCK(&pools->lock);
-    frag = pools->free[pool];
-    if (NULL != frag) {
-        pools->free[pool] = frag->next;
-    }
-    OPAL_THREAD_UNLOCK(&pools->lock);
-    if (NULL == frag) {
-        return NULL;
-    }
     frag->next = NULL;
     frag->flags = 0;
     frag->len = 0;
@@ -54,6 +61,134 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_pools_t *pools, in
     return frag;
 }
 
+/* A frame of pool when more than keep are free, else NULL. */
+static mca_btl_tbrdma_frag_t *frag_pool_pop(mca_btl_tbrdma_pools_t *pools, int pool, int keep)
+{
+    mca_btl_tbrdma_frag_t *frag = NULL;
+
+    OPAL_THREAD_LOCK(&pools->lock);
+    if (pools->nfree[pool] > keep) {
+        frag = pools->free[pool];
+        pools->free[pool] = frag->next;
+        pools->nfree[pool]--;
+    }
+    OPAL_THREAD_UNLOCK(&pools->lock);
+    return (NULL != frag) ? frag_take(frag) : NULL;
+}
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_pools_t *pools, int pool)
+{
+    return frag_pool_pop(pools, pool,
+                         TBRDMA_MUTANT(CARRIER_RESERVE_OFF) ? 0 : pools->reserve[pool]);
+}
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get_carrier(mca_btl_tbrdma_pools_t *pools, int pool)
+{
+    return frag_pool_pop(pools, pool, 0);
+}
+
+/* ---- heap frames (btl_tbrdma_frag.h) ---------------------------------------------------- */
+
+#define HEAP_KEEP  128 /* returned heap frames kept for reuse (both sizes); the rest are freed */
+#define HEAP_ALIGN 64
+
+static size_t heap_frame_bytes(int pool)
+{
+    return TBRDMA_HDR_BYTES
+           + ((TBRDMA_POOL_BULK == pool) ? tbrdma_bulk_payload() : tbrdma_eager_payload());
+}
+
+/* A new heap frame of pool's size (pools' lock held, its bytes counted), or NULL. */
+static mca_btl_tbrdma_frag_t *heap_new(mca_btl_tbrdma_pools_t *pools, int pool)
+{
+    mca_btl_tbrdma_frag_t *frag = calloc(1, sizeof(*frag));
+    void *buf = NULL;
+
+    if (NULL == frag || 0 != posix_memalign(&buf, HEAP_ALIGN, heap_frame_bytes(pool))) {
+        free(frag);
+        return NULL;
+    }
+    OBJ_CONSTRUCT(&frag->base, mca_btl_base_descriptor_t);
+    frag->pools = pools;
+    frag->buf = buf;
+    frag->cap = (uint32_t) (heap_frame_bytes(pool) - TBRDMA_HDR_BYTES);
+    frag->kind = TBRDMA_FRAG_HEAP;
+    frag->chan = (TBRDMA_POOL_BULK == pool) ? TBRDMA_CHAN_BULK : TBRDMA_CHAN_EAGER;
+    atomic_init(&frag->refs, 0);
+    pools->heap_bytes += heap_frame_bytes(pool);
+    pools->heap_frames++;
+    return frag;
+}
+
+static void heap_delete(mca_btl_tbrdma_pools_t *pools, mca_btl_tbrdma_frag_t *frag)
+{
+    pools->heap_bytes -= frag->cap + TBRDMA_HDR_BYTES;
+    pools->heap_frames--;
+    OBJ_DESTRUCT(&frag->base);
+    free(frag->buf);
+    free(frag);
+}
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_lend(mca_btl_tbrdma_pools_t *pools, int pool)
+{
+    int which = (TBRDMA_POOL_BULK == pool) ? 1 : 0;
+    mca_btl_tbrdma_frag_t *frag;
+
+    OPAL_THREAD_LOCK(&pools->lock);
+    frag = pools->heap[which];
+    if (NULL != frag) {
+        pools->heap[which] = frag->next;
+        pools->heap_kept--;
+    } else if (pools->heap_bytes + heap_frame_bytes(pool) <= TBRDMA_HEAP_BYTES_MAX) {
+        frag = heap_new(pools, pool);
+    }
+    OPAL_THREAD_UNLOCK(&pools->lock);
+    return (NULL != frag) ? frag_take(frag) : NULL;
+}
+
+/* A heap frame back from its last user: kept for the next loan, or freed. */
+static void heap_return(mca_btl_tbrdma_pools_t *pools, mca_btl_tbrdma_frag_t *frag)
+{
+    int which = (TBRDMA_CHAN_BULK == frag->chan) ? 1 : 0;
+
+    TBRDMA_ASSERT(!mca_btl_tbrdma_in_signal, "no frame goes back to the heap in a signal handler");
+    OPAL_THREAD_LOCK(&pools->lock);
+    if (pools->heap_kept < HEAP_KEEP) {
+        frag->next = pools->heap[which];
+        pools->heap[which] = frag;
+        pools->heap_kept++;
+        frag = NULL;
+    }
+    if (NULL != frag) {
+        heap_delete(pools, frag);
+    }
+    OPAL_THREAD_UNLOCK(&pools->lock);
+}
+
+int mca_btl_tbrdma_frag_heap_free(mca_btl_tbrdma_pools_t *pools)
+{
+    for (int which = 0; which < 2; which++) {
+        while (NULL != pools->heap[which]) {
+            mca_btl_tbrdma_frag_t *frag = pools->heap[which];
+
+            pools->heap[which] = frag->next;
+            pools->heap_kept--;
+            heap_delete(pools, frag);
+        }
+    }
+    return pools->heap_frames;
+}
+
+/* A frame nobody holds any more, back where it came from. */
+static void frag_return(mca_btl_tbrdma_frag_t *frag)
+{
+    if (TBRDMA_FRAG_HEAP == frag->kind) {
+        heap_return(frag->pools, frag);
+    } else {
+        frag_pool_push(frag->pools, frag_pool_of(frag), frag);
+    }
+}
+
 void mca_btl_tbrdma_frag_put(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_frag_t *frag)
 {
     int held = atomic_fetch_sub_explicit(&frag->refs, 1, memory_order_acq_rel);
@@ -68,7 +203,7 @@ void mca_btl_tbrdma_frag_put(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_fra
         module->deferred = frag;
         return;
     }
-    frag_pool_push(frag->pools, frag_pool_of(frag), frag);
+    frag_return(frag);
 }
 
 void mca_btl_tbrdma_frag_undefer(mca_btl_tbrdma_module_t *module)
@@ -77,7 +212,7 @@ void mca_btl_tbrdma_frag_undefer(mca_btl_tbrdma_module_t *module)
         mca_btl_tbrdma_frag_t *frag = module->deferred;
 
         module->deferred = frag->next;
-        frag_pool_push(frag->pools, frag_pool_of(frag), frag);
+        frag_return(frag);
     }
 }
 

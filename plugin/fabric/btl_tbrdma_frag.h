@@ -10,6 +10,21 @@
  * ob1 drops its own with btl_free (or tbrdma does, after the callback, for BTL-owned
  * descriptors). The last reference returns it to its pool (an application thread) or to the
  * module's deferred list (the liveness thread, which never touches the pools).
+ *
+ * Heap frames. ob1 retries a refused packet (an acknowledgement, a FIN, a PUT) only from the
+ * completion callback of a later send on the same BTL; a BTL that refuses a descriptor when no
+ * send of its own is left to complete stops that rank's traffic for good (seen: Open MPI 5.0's
+ * tb_p2p at 8 ranks per Mac, and at 1 per Mac with 16 send frames, with no message). So alloc
+ * and prepare_src never refuse for want of a registered frame: when the pool is empty they lend a
+ * frame of the same size from the heap (TBRDMA_FRAG_HEAP, the same header room before its
+ * payload), up to TBRDMA_HEAP_BYTES_MAX per device. The channel swaps it for a pool frame when
+ * its turn to be transmitted comes (channel/btl_tbrdma_chan.c): the pool frame carries it as a
+ * train's last piece carries its message, and ob1 hears of the heap frame's completion when the
+ * carrier is finished. sendi, which ob1 follows with alloc when it fails, takes pool frames only.
+ * The last frames of each data pool (its reserve, 1/16 of it and at least 1) go to carriers only:
+ * a carrier is taken when it can be posted at once and comes back with its acknowledgement, while
+ * a frame ob1 took may wait in a channel behind a heap frame; without the reserve, ob1's frames
+ * queued behind heap frames could hold the whole pool, and the heap frames would wait for ever.
  */
 #ifndef BTL_TBRDMA_FRAG_H
 #define BTL_TBRDMA_FRAG_H
@@ -20,6 +35,8 @@
 #define TBRDMA_FRAG_SEND 1 /* a data frame: sequenced, retransmitted until acknowledged */
 #define TBRDMA_FRAG_CTRL 2 /* a control frame: sent once */
 #define TBRDMA_FRAG_RECV 3 /* a receive buffer */
+#define TBRDMA_FRAG_HEAP \
+    4 /* a send frame lent from the heap: never posted, a pool frame carries it */
 
 /* Frame flags (changed by the token holder only). */
 #define TBRDMA_FF_POSTED 0x01 /* a work request on the frame is outstanding */
@@ -65,8 +82,18 @@ typedef struct mca_btl_tbrdma_frag_t {
  */
 typedef struct mca_btl_tbrdma_pools_t {
     mca_btl_tbrdma_frag_t *free[TBRDMA_POOLS];
+    int nfree[TBRDMA_POOLS];        /* frames in free[] (data pools) */
+    int reserve[TBRDMA_POOLS];      /* the last free frames of a data pool, for carriers only */
+    mca_btl_tbrdma_frag_t *heap[2]; /* returned heap frames, eager and bulk (kept for reuse) */
+    size_t heap_bytes;              /* bytes of heap frames allocated (in use or kept) */
+    int heap_frames, heap_kept;     /* heap frames allocated, and of them kept in heap[] */
     opal_mutex_t lock;
 } mca_btl_tbrdma_pools_t;
+
+/* Heap frames a device lends at most, in bytes (64 MiB: 16,384 1-frame messages, 940 bulk ones
+ * of 68 KiB); past it alloc and prepare_src refuse, and ob1 retries from the callbacks of the
+ * heap frames in flight. */
+#define TBRDMA_HEAP_BYTES_MAX (64u << 20)
 
 /* Payload bytes of a 1-frame message and of a bulk message. */
 static inline uint32_t tbrdma_eager_payload(void)
@@ -96,8 +123,24 @@ static inline uint32_t tbrdma_train_payload(void)
 }
 
 /* A free frame of pool (TBRDMA_POOL_EAGER or _BULK) with one reference, or NULL when the pool is
- * empty. */
+ * down to its reserve. */
 mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get(mca_btl_tbrdma_pools_t *pools, int pool);
+
+/* The same for a heap frame's carrier, which may take the reserve: NULL when the pool is empty. */
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_get_carrier(mca_btl_tbrdma_pools_t *pools, int pool);
+
+/* Puts a new frame of a data pool in it (device set-up); the pool's reserve follows its size. */
+void mca_btl_tbrdma_frag_pool_add(mca_btl_tbrdma_pools_t *pools, int pool,
+                                  mca_btl_tbrdma_frag_t *frag);
+
+/*
+ * A frame of pool's size (TBRDMA_POOL_EAGER or _BULK) lent from the heap, with one reference, when
+ * the pool is empty; NULL when the device lent TBRDMA_HEAP_BYTES_MAX already or malloc failed.
+ */
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_frag_lend(mca_btl_tbrdma_pools_t *pools, int pool);
+
+/* Frees the heap frames kept in pools; returns how many of those it lent are still out. */
+int mca_btl_tbrdma_frag_heap_free(mca_btl_tbrdma_pools_t *pools);
 
 /*
  * Drops one reference; the last one returns the frame to its pool (or the deferred list).

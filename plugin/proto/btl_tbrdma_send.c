@@ -1,7 +1,9 @@
 /*
  * ob1's entry points of the data path (proto layer): alloc, free and prepare_src (descriptors
- * are send frames, from the cable striping chooses), send and sendi (queued on their channel,
- * btl_tbrdma_chan.c, at once when the token is free, else handed to its holder), and trains.
+ * are send frames, from the cable striping chooses, or lent from the heap when its pool is empty:
+ * fabric/btl_tbrdma_frag.h), send and sendi (sendi takes pool frames only: ob1 falls back to
+ * alloc), queued on their channel (btl_tbrdma_chan.c) at once when the token is free, else handed
+ * to its holder, and trains.
  * Hot path: mca_btl_tbrdma_sendi.
  */
 #include "proto/btl_tbrdma_send.h"
@@ -19,7 +21,7 @@ mca_btl_base_descriptor_t *mca_btl_tbrdma_alloc(struct mca_btl_base_module_t *bt
                                                 uint8_t order, size_t size, uint32_t flags)
 {
     mca_btl_tbrdma_frag_t *frag =
-        mca_btl_tbrdma_endpoint_frag((mca_btl_tbrdma_module_t *) btl, endpoint, size, flags);
+        mca_btl_tbrdma_endpoint_frag_any((mca_btl_tbrdma_module_t *) btl, endpoint, size, flags);
 
     (void) order;
     return (NULL != frag) ? &frag->base : NULL;

@@ -89,7 +89,7 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_stripe_frag(mca_btl_tbrdma_module_t *modul
 
     if (!tbrdma_stripe_wanted(size, msg_bytes, tbrdma_eager_payload(),
                               (size_t) mca_btl_tbrdma_component.stripe_min_size, n)) {
-        return mca_btl_tbrdma_endpoint_frag(module, ep, size, flags);
+        return mca_btl_tbrdma_endpoint_frag_any(module, ep, size, flags);
     }
     for (int k = 0; k < n; k++) {
         load[k] = stripe_load(ep->stripes[k]);
@@ -107,5 +107,5 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_stripe_frag(mca_btl_tbrdma_module_t *modul
         }
         load[k] = TBRDMA_STRIPE_FULL; /* no free frame on that cable's device: the next one */
     }
-    return NULL;
+    return mca_btl_tbrdma_endpoint_frag_any(module, ep, size, flags); /* none: from the heap */
 }

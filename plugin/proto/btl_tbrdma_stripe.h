@@ -24,8 +24,8 @@ void mca_btl_tbrdma_stripe_ready(mca_btl_tbrdma_module_t *module);
 /*
  * The frame for a fragment of size bytes to ep's peer, part of a message of msg_bytes (0 when
  * unknown): from cable 0 unless the fragment is striped (core/tbrdma_stripe.h), else from the
- * least loaded cable with a free frame. frag->ep is the endpoint it travels on. NULL when no
- * frame is free (counted in module's statistics).
+ * least loaded cable with a free frame. frag->ep is the endpoint it travels on. When no cable's
+ * pool has one, a frame lent from the heap for cable 0 (NULL only when that too is refused).
  */
 mca_btl_tbrdma_frag_t *mca_btl_tbrdma_stripe_frag(mca_btl_tbrdma_module_t *module,
                                                   mca_btl_tbrdma_endpoint_t *ep, size_t size,

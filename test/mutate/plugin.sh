@@ -68,6 +68,8 @@ route_departed         unit/test_route          test_route_frame_outcomes
 vuc_frame_rule_off     unit/test_route          test_vuc_rules
 vport_ctrl_reserve_off unit/test_vport          test_vport_ctrl_reserve
 agent_beat_unlocked    unit/test_agentlink      test_agentlink_check_threads
+heap_frames_off        mpi/suite:linklocal:2    pools
+carrier_reserve_off    mpi/suite:linklocal:2    pools
 TABLE
 )
 
