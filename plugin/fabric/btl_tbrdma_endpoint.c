@@ -251,9 +251,11 @@ static mca_btl_tbrdma_frag_t *endpoint_frag_init(mca_btl_tbrdma_frag_t *frag,
     return frag;
 }
 
-mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *module,
-                                                    mca_btl_tbrdma_endpoint_t *ep, size_t size,
-                                                    uint32_t flags)
+/* A send frame for ep of size bytes from its pool; when the pool is empty and lend is true, one
+ * lent from the heap. */
+static mca_btl_tbrdma_frag_t *endpoint_frag_take(mca_btl_tbrdma_module_t *module,
+                                                 mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                 uint32_t flags, bool lend)
 {
     int pool = endpoint_pool(ep, size);
     mca_btl_tbrdma_frag_t *frag;
@@ -264,27 +266,27 @@ mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *mod
     frag = mca_btl_tbrdma_frag_get(&ep->dev->pools, pool);
     if (NULL == frag) {
         module->stats.no_frame++;
-        return NULL;
+        if (!lend || TBRDMA_MUTANT(HEAP_FRAMES_OFF)
+            || NULL == (frag = mca_btl_tbrdma_frag_lend(&ep->dev->pools, pool))) {
+            return NULL; /* ob1 retries from the callbacks of the frames in flight */
+        }
+        module->stats.heap_lent++;
     }
     return endpoint_frag_init(frag, ep, size, flags);
+}
+
+mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag(mca_btl_tbrdma_module_t *module,
+                                                    mca_btl_tbrdma_endpoint_t *ep, size_t size,
+                                                    uint32_t flags)
+{
+    return endpoint_frag_take(module, ep, size, flags, false);
 }
 
 mca_btl_tbrdma_frag_t *mca_btl_tbrdma_endpoint_frag_any(mca_btl_tbrdma_module_t *module,
                                                         mca_btl_tbrdma_endpoint_t *ep, size_t size,
                                                         uint32_t flags)
 {
-    mca_btl_tbrdma_frag_t *frag = mca_btl_tbrdma_endpoint_frag(module, ep, size, flags);
-    int pool = endpoint_pool(ep, size);
-
-    if (NULL != frag || 0 > pool || TBRDMA_MUTANT(HEAP_FRAMES_OFF)) {
-        return frag;
-    }
-    frag = mca_btl_tbrdma_frag_lend(&ep->dev->pools, pool);
-    if (NULL == frag) {
-        return NULL; /* ob1 retries from the callbacks of the heap frames in flight */
-    }
-    module->stats.heap_lent++;
-    return endpoint_frag_init(frag, ep, size, flags);
+    return endpoint_frag_take(module, ep, size, flags, true);
 }
 
 void mca_btl_tbrdma_endpoint_describe(const mca_btl_tbrdma_module_t *module,

@@ -28,10 +28,11 @@ void mca_btl_tbrdma_frag_pool_add(mca_btl_tbrdma_pools_t *pools, int pool,
 
     frag->next = pools->free[pool];
     pools->free[pool] = frag;
+    if (TBRDMA_POOL_EAGER != pool && TBRDMA_POOL_BULK != pool) {
+        return; /* a control pool: the token holder's, neither counted nor reserved */
+    }
     total = ++pools->nfree[pool];
-    pools->reserve[pool] = (TBRDMA_POOL_EAGER == pool || TBRDMA_POOL_BULK == pool)
-                               ? (total / 16 > 1 ? total / 16 : 1)
-                               : 0;
+    pools->reserve[pool] = (total / 16 > 1) ? total / 16 : 1;
 }
 
 static int frag_pool_of(const mca_btl_tbrdma_frag_t *frag)
