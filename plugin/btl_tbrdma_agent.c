@@ -161,6 +161,7 @@ int mca_btl_tbrdma_agent_join(mca_btl_tbrdma_module_t *module, const mca_btl_tbr
         rc = EPIPE;
     }
     if (0 == rc) {
+        tbrdma_agentlink_set_stale(mca_btl_tbrdma_component.peer_timeout_ms);
         rc = tbrdma_agentlink_attach(name, l.rank, mca_btl_tbrdma_component.agent_timeout_ms, err,
                                      sizeof(err));
     }

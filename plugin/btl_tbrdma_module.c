@@ -41,6 +41,7 @@
 #include <string.h>
 
 #define MODULE_RTO_MAX_NS 500000000u   /* retransmission backoff stops at 0.5 s */
+#define MODULE_RTT_MAX_NS 4000000000u  /* a measured round trip's timeout stops at 4 s */
 #define MODULE_CLOSE_NS   100000000ull /* finalize waits this long for its CLOSE frames */
 
 static int module_add_procs(struct mca_btl_base_module_t *btl, size_t nprocs,
@@ -95,6 +96,20 @@ mca_btl_tbrdma_module_t mca_btl_tbrdma_module_template = {
         },
 };
 
+/*
+ * The longest timeout a measured round trip may set: a quarter of the peer timeout (4 timeouts
+ * fit before the watchdog judges the channel), within [MODULE_RTO_MAX_NS, MODULE_RTT_MAX_NS].
+ */
+static uint32_t module_rtt_max(uint64_t peer_timeout_ns)
+{
+    uint64_t cap = peer_timeout_ns / 4;
+
+    if (cap > MODULE_RTT_MAX_NS) {
+        cap = MODULE_RTT_MAX_NS;
+    }
+    return (cap < MODULE_RTO_MAX_NS) ? MODULE_RTO_MAX_NS : (uint32_t) cap;
+}
+
 /* The data path's timers, from the parameters (btl_tbrdma_params.c checked their ranges). */
 static void module_set_timing(mca_btl_tbrdma_module_t *module)
 {
@@ -103,6 +118,7 @@ static void module_set_timing(mca_btl_tbrdma_module_t *module)
     module->timing.rto_min_ns = (uint32_t) c->rto_us * 1000u;
     module->timing.rto_max_ns = MODULE_RTO_MAX_NS;
     module->peer_timeout_ns = (uint64_t) c->peer_timeout_ms * 1000000ull;
+    module->timing.rtt_max_ns = module_rtt_max(module->peer_timeout_ns);
     tbrdma_live_cfg_init(&module->live, module->peer_timeout_ns,
                          2ull * TBRDMA_LIVENESS_TICK * 1000000ull);
     module->ack_delay_ns = (uint64_t) c->ack_delay_us * 1000ull;

@@ -252,8 +252,9 @@ static params_int_t *params_int_table(size_t *n_p)
                                OPAL_INFO_LVL_5,
                                "Milliseconds a rank waits for its Mac's tbrdma agent to open the "
                                "cables and to connect them to the peer Macs' agents at start-up "
-                               "(btl_tbrdma_agent); a dead agent is seen at once. Range "
-                               "100..600000, default 30000"};
+                               "(btl_tbrdma_agent); a dead agent is seen at once, one whose "
+                               "heartbeat stands still for 15 s (or 3 x btl_tbrdma_peer_timeout_ms "
+                               "when longer) is taken for hung. Range 100..600000, default 30000"};
     *n_p = sizeof(table) / sizeof(table[0]);
     return table;
 }

@@ -34,7 +34,20 @@ static struct {
     pid_t child; /* the agent, when this process started it */
     uint64_t beat, beat_ns, checked_ns;
     int timeout_ms; /* how long the agent may take to answer (attach's) */
+    int stale_ms;   /* how long its heartbeat may stand still (0: TBRDMA_AGENTLINK_STALE_MS) */
 } agentlink;
+
+void tbrdma_agentlink_set_stale(int peer_timeout_ms)
+{
+    int three = 3 * peer_timeout_ms; /* the peer timeout is at most 3,600,000 ms */
+
+    agentlink.stale_ms = (three > TBRDMA_AGENTLINK_STALE_MS) ? three : TBRDMA_AGENTLINK_STALE_MS;
+}
+
+int tbrdma_agentlink_stale_ms(void)
+{
+    return (0 != agentlink.stale_ms) ? agentlink.stale_ms : TBRDMA_AGENTLINK_STALE_MS;
+}
 
 static tbrdma_agentseg_rank_t *agentlink_line(void);
 
@@ -314,7 +327,7 @@ int tbrdma_agentlink_connect(int k, const tbrdma_agentlink_peer_t *peer, char *e
                      agentlink.hdr->agent_pid, c->device, agentlink.hdr->error);
             return EPIPE;
         }
-        if (0 != tbrdma_agentlink_check(TBRDMA_AGENTLINK_STALE_MS, err, errlen)) {
+        if (0 != tbrdma_agentlink_check(tbrdma_agentlink_stale_ms(), err, errlen)) {
             return EPIPE; /* err says what became of the agent */
         }
         if (agentlink_now() > end) {

@@ -23,13 +23,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How long the agent's heartbeat may stand still before a rank gives up on it. Its death is seen
- * at once (its pid is gone); this catches an agent that hangs. Generous: on the simulated Macs an
- * agent's port query (rtnetlink, in the simulator) was seen blocked for 5 s at a job's start
- * (strace: socket(AF_NETLINK) and recvmsg taking 5.0 s) while 16 ranks started, and a hung agent
+/* How long the agent's heartbeat may stand still before a rank gives up on it, at least. Its death
+ * is seen at once (its pid is gone); this catches an agent that hangs. Generous: on the simulated
+ * Macs an agent's port query (rtnetlink, in the simulator) was seen blocked for 5 s at a job's
+ * start (strace: socket(AF_NETLINK) and recvmsg taking 5.0 s) while 16 ranks started, and on the
+ * 2-core host with 20 processes an agent's sched_yield once returned after 4.6 s. A hung agent
  * also silences every peer of its ranks, whose liveness (btl_tbrdma_peer_timeout_ms) ends the job
- * anyway. */
+ * anyway; so the limit is 3 peer timeouts when that is longer (tbrdma_agentlink_set_stale): a
+ * user who lengthens the peer timeout for a loaded Mac lengthens this with it. */
 #define TBRDMA_AGENTLINK_STALE_MS 15000
+
+/* Sets how long the agent's heartbeat may stand still: max(TBRDMA_AGENTLINK_STALE_MS,
+ * 3 x peer_timeout_ms). Before attaching; the limit is TBRDMA_AGENTLINK_STALE_MS until then. */
+void tbrdma_agentlink_set_stale(int peer_timeout_ms);
+
+/* The limit tbrdma_agentlink_set_stale set, in ms. */
+int tbrdma_agentlink_stale_ms(void);
 
 /* What the creator needs to make the segment and start the agent. */
 typedef struct tbrdma_agentlink_cfg {

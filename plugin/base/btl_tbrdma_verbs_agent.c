@@ -191,7 +191,8 @@ static int vagent_reap(void)
 /* Whether the agent still runs: 0, or -EPIPE with its reason kept for tbrdma_vagent_error. */
 static int vagent_alive(void)
 {
-    return (0 == tbrdma_agentlink_check(TBRDMA_AGENTLINK_STALE_MS, vagent_err, sizeof(vagent_err)))
+    return (0
+            == tbrdma_agentlink_check(tbrdma_agentlink_stale_ms(), vagent_err, sizeof(vagent_err)))
                ? 0
                : -EPIPE;
 }

@@ -52,7 +52,10 @@
     X(VPORT_CTRL_RESERVE_OFF) /* a rank's data frames may take every send slot of the agent's */ \
     X(AGENT_BEAT_UNLOCKED)    /* the agent's heartbeat judged unlocked, its age unclamped */     \
     X(HEAP_FRAMES_OFF)        /* alloc and prepare_src refuse when the pool is empty */          \
-    X(CARRIER_RESERVE_OFF)    /* ob1 may take a pool's last frames, which carriers need */
+    X(CARRIER_RESERVE_OFF)    /* ob1 may take a pool's last frames, which carriers need */       \
+    X(RTT_CAPPED_SHORT)       /* a measured round trip's timeout stops at the backoff's cap */   \
+    X(QUEUED_TIMED)           /* a frame still in this host's send queue can time out */         \
+    X(BACKOFF_RESET_BY_ACK)   /* an ack of a frame sent again resets a backed-off timeout */
 
 #ifdef TBRDMA_MUTATIONS
 enum tbrdma_mutation {

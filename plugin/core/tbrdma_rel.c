@@ -24,6 +24,7 @@ void tbrdma_rel_tx_init(tbrdma_rel_tx_t *tx, uint16_t peer_posted, uint16_t rese
     tx->timed_seq = 0;
     tx->timed_at = 0;
     tx->timing = 0;
+    tx->backed_off = 0;
     tx->srtt_ns = 0;
     tx->rttvar_ns = 0;
     tx->credit_probe = 0;
@@ -64,7 +65,7 @@ void tbrdma_rel_tx_limit(tbrdma_rel_tx_t *tx, uint16_t lim)
 /* One round-trip sample into the estimate (RFC 6298's gains: 1/8 and 1/4). */
 static void rel_rtt_sample(tbrdma_rel_tx_t *tx, uint64_t rtt)
 {
-    uint32_t r = (rtt > UINT32_MAX / 8) ? UINT32_MAX / 8 : (uint32_t) rtt;
+    uint32_t r = (rtt > UINT32_MAX / 2) ? UINT32_MAX / 2 : (uint32_t) rtt;
 
     if (0 == tx->srtt_ns) {
         tx->srtt_ns = r ? r : 1;
@@ -76,15 +77,26 @@ static void rel_rtt_sample(tbrdma_rel_tx_t *tx, uint64_t rtt)
     tx->srtt_ns = tx->srtt_ns - tx->srtt_ns / 8 + r / 8;
 }
 
-/* The timeout after an acknowledgement: srtt + 4 rttvar, within [rto_min, rto_max]. */
+/* The timeout after an acknowledgement: srtt + 4 rttvar, within [rto_min, rtt_max]. */
 static uint32_t rel_rto(const tbrdma_rel_tx_t *tx, const tbrdma_rel_timing_t *t)
 {
     uint64_t rto = (uint64_t) tx->srtt_ns + 4 * (uint64_t) tx->rttvar_ns;
+    uint32_t cap = TBRDMA_MUTANT(RTT_CAPPED_SHORT) ? t->rto_max_ns : t->rtt_max_ns;
 
     if (rto < t->rto_min_ns) {
         return t->rto_min_ns;
     }
-    return (rto > t->rto_max_ns) ? t->rto_max_ns : (uint32_t) rto;
+    return (rto > cap) ? cap : (uint32_t) rto;
+}
+
+/*
+ * Where the backoff stops: rto_max after short round trips (a pulled cable put back is retried
+ * within 0.5 s), rtt_max when the round trip itself is longer than rto_max (duplicates would only
+ * lengthen the queue the frames wait in).
+ */
+static uint32_t rel_backoff_cap(const tbrdma_rel_tx_t *tx, const tbrdma_rel_timing_t *t)
+{
+    return (rel_rto(tx, t) > t->rto_max_ns) ? t->rtt_max_ns : t->rto_max_ns;
 }
 
 uint32_t tbrdma_rel_tx_rto_base(const tbrdma_rel_tx_t *tx, const tbrdma_rel_timing_t *t)
@@ -119,9 +131,12 @@ int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now, const tbr
         if (TBRDMA_REL_UNTIMED != tx->timed_at
             && (now >= tx->timed_at || TBRDMA_MUTANT(SAMPLE_WRAPS))) {
             rel_rtt_sample(tx, now - tx->timed_at);
+            tx->backed_off = 0;
         }
     }
-    tx->rto_ns = rel_rto(tx, t);
+    if (!tx->backed_off || TBRDMA_MUTANT(BACKOFF_RESET_BY_ACK)) {
+        tx->rto_ns = rel_rto(tx, t);
+    }
     tx->rto_at = (tx->una != tx->snd_nxt) ? now + tx->rto_ns : 0;
     return (int) n;
 }
@@ -188,6 +203,13 @@ void tbrdma_rel_tx_forgive(tbrdma_rel_tx_t *tx, uint64_t ns)
     }
 }
 
+void tbrdma_rel_tx_queued(tbrdma_rel_tx_t *tx, uint64_t now)
+{
+    if (0 != tx->rto_at && TBRDMA_REL_UNTIMED != tx->rto_at && !TBRDMA_MUTANT(QUEUED_TIMED)) {
+        tx->rto_at = now + tx->rto_ns;
+    }
+}
+
 int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack)
 {
     if (ack != tx->una || tx->una == tx->snd_nxt) {
@@ -205,6 +227,8 @@ int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack)
 
 int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_timing_t *t)
 {
+    uint32_t cap;
+
     if (0 == tx->rto_at || now < tx->rto_at || tx->una == tx->next_seq
         || TBRDMA_MUTANT(RETRANSMIT_NEVER)) {
         return 0;
@@ -213,7 +237,9 @@ int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_ti
     tx->goback_una = tx->una;
     tx->goback_done = 1;
     tx->timing = 0;
-    tx->rto_ns = (tx->rto_ns > t->rto_max_ns / 2) ? t->rto_max_ns : tx->rto_ns * 2;
+    cap = rel_backoff_cap(tx, t);
+    tx->rto_ns = (tx->rto_ns > cap / 2) ? cap : tx->rto_ns * 2;
+    tx->backed_off = 1;
     tx->rto_at = now + tx->rto_ns;
     if (0 == tx->reserve && !tbrdma_tx_lt(tx->tx_next, tx->limit)
         && !TBRDMA_MUTANT(CREDIT_PROBE_NEVER)) {

@@ -69,6 +69,8 @@ typedef struct tbrdma_rel_tx {
     uint32_t timed_seq;  /* the frame whose round trip is being timed (first transmissions) */
     uint64_t timed_at;   /* when it was transmitted */
     int timing;          /* a round trip is being timed (Karn: never across a go-back) */
+    int backed_off;      /* a timeout doubled rto_ns: it stays so until a new round-trip sample
+                            (Karn: acknowledgements of frames sent again do not reset it) */
     uint32_t srtt_ns;    /* smoothed round trip (0: no sample yet) */
     uint32_t rttvar_ns;  /* its mean deviation */
     int credit_probe;    /* a timeout found no credit left: a probe may go beyond the limit */
@@ -97,7 +99,10 @@ typedef struct tbrdma_rel_rx {
  */
 typedef struct tbrdma_rel_timing {
     uint32_t rto_min_ns; /* least timeout after an acknowledgement */
-    uint32_t rto_max_ns; /* cap of the exponential backoff */
+    uint32_t rto_max_ns; /* cap of the exponential backoff from a short round trip */
+    uint32_t rtt_max_ns; /* cap of the timeout a long measured round trip sets (>= rto_max):
+                            a round trip longer than rto_max (frames queued behind others in a
+                            busy agent) must not be retransmitted before its acknowledgement */
 } tbrdma_rel_timing_t;
 
 /* What a receiver does with a DATA frame. */
@@ -132,7 +137,8 @@ void tbrdma_rel_tx_limit(tbrdma_rel_tx_t *tx, uint16_t lim);
  * A cumulative acknowledgement (the peer expects ack next). Returns how many frames it newly
  * acknowledges (0 when stale); -1 when it acknowledges frames never sent (a bogus ack: ignored).
  * Takes a round-trip sample when it covers the timed frame, sets the timeout from the estimate
- * and re-arms the timer from now when frames stay unacknowledged.
+ * (unless a timeout backed it off and no new sample came since: Karn's rule, RFC 6298 5.7) and
+ * re-arms the timer from now when frames stay unacknowledged.
  */
 int tbrdma_rel_tx_ack(tbrdma_rel_tx_t *tx, uint32_t ack, uint64_t now,
                       const tbrdma_rel_timing_t *t);
@@ -160,12 +166,22 @@ void tbrdma_rel_tx_stall(tbrdma_rel_tx_t *tx, uint64_t now);
  */
 void tbrdma_rel_tx_clock(tbrdma_rel_tx_t *tx, uint64_t now);
 
+/*
+ * The oldest unacknowledged frame's transmission has not left this host yet (its send has not
+ * completed: it waits in the send queue, or in the agent's behind other ranks' frames): nothing
+ * can have been lost, so its timer starts again from now (called on every pass while that lasts;
+ * a timeout would only queue a duplicate behind it). The watchdog and liveness still judge the
+ * wait.
+ */
+void tbrdma_rel_tx_queued(tbrdma_rel_tx_t *tx, uint64_t now);
+
 /* A NACK at ack: 1 when the sender goes back (snd_nxt = una) now, 0 when it already did. */
 int tbrdma_rel_tx_nack(tbrdma_rel_tx_t *tx, uint32_t ack);
 
 /*
  * Timer check: 1 when the retransmission timer expired with frames unacknowledged; the sender
- * then goes back to una, the timeout doubles (up to rto_max) and the timer is re-armed. On a
+ * then goes back to una, the timeout doubles (up to rto_max, or up to rtt_max when the
+ * round-trip estimate's timeout is longer than rto_max) and the timer is re-armed. On a
  * channel without a control reserve whose credit is spent, it makes the credit probe due.
  */
 int tbrdma_rel_tx_timeout(tbrdma_rel_tx_t *tx, uint64_t now, const tbrdma_rel_timing_t *t);

@@ -84,10 +84,13 @@ static void timers_unacked(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpo
     snprintf(why, sizeof(why),
              "its %s channel acknowledged none of frames %u..%u for %.1f s "
              "(btl_tbrdma_peer_timeout_ms = %d), although the peer still answers: the cable "
-             "loses every %s message, or the peer's tbrdma is stuck",
+             "loses every %s message, or the peer's tbrdma is stuck%s",
              TBRDMA_CHAN_EAGER == c ? "1-frame" : "bulk", ch->tx.una, ch->tx.sent_hi - 1,
              (double) waited / 1e9, mca_btl_tbrdma_component.peer_timeout_ms,
-             TBRDMA_CHAN_EAGER == c ? "small" : "large");
+             TBRDMA_CHAN_EAGER == c ? "small" : "large",
+             (NULL != ch->head && (ch->head->flags & TBRDMA_FF_POSTED))
+                 ? " (the first of them has not left this Mac: its send never completed)"
+                 : "");
     mca_btl_tbrdma_ep_fail(module, ep, why);
 }
 
@@ -98,6 +101,9 @@ void mca_btl_tbrdma_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpo
         mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
 
         tbrdma_rel_tx_clock(&ch->tx, now);
+        if (NULL != ch->head && (ch->head->flags & TBRDMA_FF_POSTED)) {
+            tbrdma_rel_tx_queued(&ch->tx, now); /* still in this Mac's send queue: not lost */
+        }
         if (tbrdma_rel_tx_timeout(&ch->tx, now, &module->timing)) {
             module->stats.timeouts++;
             TBRDMA_VERBOSE(TBRDMA_VERBOSE_FRAME,

@@ -426,7 +426,12 @@ mt_job_start()
         kill -0 "$MT_JOB_PID" 2>/dev/null || break
         sleep 0.1
     done
-    fail "$name: the job did not start"
+    if kill -0 "$MT_JOB_PID" 2>/dev/null; then
+        fail "$name: the job did not start within 60 s (no line matching '$ready')"
+    else
+        wait "$MT_JOB_PID"
+        fail "$name: the job ended (exit $?) before it started"
+    fi
     sed 's/^/    | /' "$MT_OUT" | head -20
     return 1
 }

@@ -41,6 +41,9 @@ credit_probe_never     unit/test_rel            test_rel_model_outage
 stall_untimed          unit/test_rel            test_rel_stall_starts_the_probe_timer
 sample_wraps           unit/test_rel            test_rel_sample_never_wraps
 unacked_never          unit/test_rel            test_rel_unacked_for
+rtt_capped_short       unit/test_rel            test_rel_long_round_trips_are_waited_for
+queued_timed           unit/test_rel            test_rel_queued_frame_does_not_time_out
+backoff_reset_by_ack   unit/test_rel            test_rel_ack_nack_and_timeout
 peer_timeout_never     unit/test_live           test_live_probe_port_and_loss
 stall_unforgiven       unit/test_live           test_live_stall_is_forgiven
 unread_judged          unit/test_live           test_live_unread_completions_never_lose

@@ -111,9 +111,24 @@ static void test_agentlink_check_threads(void)
     tbrdma_shmseg_detach(&seg);
 }
 
+/* The limit follows a lengthened peer timeout (3 of them), never below 15 s. */
+static void test_agentlink_stale_follows_peer_timeout(void)
+{
+    CU_ASSERT(TBRDMA_AGENTLINK_STALE_MS == tbrdma_agentlink_stale_ms()); /* before any setting */
+    tbrdma_agentlink_set_stale(5000); /* the default peer timeout */
+    CU_ASSERT(15000 == tbrdma_agentlink_stale_ms());
+    tbrdma_agentlink_set_stale(60000);
+    CU_ASSERT(180000 == tbrdma_agentlink_stale_ms());
+    tbrdma_agentlink_set_stale(3600000); /* the largest peer timeout */
+    CU_ASSERT(10800000 == tbrdma_agentlink_stale_ms());
+    tbrdma_agentlink_set_stale(100);
+    CU_ASSERT(15000 == tbrdma_agentlink_stale_ms());
+}
+
 int main(void)
 {
     static const tbrdma_ut_test_t tests[] = {
+        TBRDMA_UT_TEST(test_agentlink_stale_follows_peer_timeout),
         TBRDMA_UT_TEST(test_agentlink_check_threads),
         TBRDMA_UT_END,
     };

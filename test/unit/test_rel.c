@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const tbrdma_rel_timing_t timing = {.rto_min_ns = 50000, .rto_max_ns = 800000};
+static const tbrdma_rel_timing_t timing = {
+    .rto_min_ns = 50000, .rto_max_ns = 800000, .rtt_max_ns = 800000};
 
 static void test_rel_serial_compare_wraps(void)
 {
@@ -91,7 +92,7 @@ static void test_rel_ack_nack_and_timeout(void)
     /* an ack after the go-back may cover frames beyond snd_nxt */
     CU_ASSERT(3 == tbrdma_rel_tx_ack(&tx, 5, 900000, &timing));
     CU_ASSERT(5 == tx.snd_nxt && 5 == tx.una && 0 == tx.rto_at);
-    CU_ASSERT(timing.rto_min_ns == tx.rto_ns);
+    CU_ASSERT(2 * timing.rto_min_ns == tx.rto_ns); /* Karn: backed off until a new sample */
 }
 
 /*
@@ -124,8 +125,9 @@ static void test_rel_stall_starts_the_probe_timer(void)
     CU_ASSERT(!tbrdma_rel_tx_credit(&tx, 0)); /* tx 8 >= limit 8, and the receiver saw only 0..3 */
     tbrdma_rel_tx_stall(&tx, now + 10);
     CU_ASSERT(0 != tx.rto_at);
-    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, now + 9 + timing.rto_min_ns, &timing));
-    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, now + 10 + timing.rto_min_ns, &timing));
+    CU_ASSERT(2 * timing.rto_min_ns == tx.rto_ns); /* still backed off: no sample since */
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, now + 9 + 2 * timing.rto_min_ns, &timing));
+    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, now + 10 + 2 * timing.rto_min_ns, &timing));
     CU_ASSERT(tbrdma_rel_tx_probe_due(&tx));
     tbrdma_rel_tx_take(&tx); /* the probe (tx 8) arrives: the receiver's seen 9 + 4 posted */
     CU_ASSERT(!tbrdma_rel_tx_probe_due(&tx));
@@ -171,7 +173,8 @@ static uint32_t rel_round_trip(tbrdma_rel_tx_t *tx, uint64_t t, uint64_t rtt,
 
 static void test_rel_rto_follows_round_trips(void)
 {
-    const tbrdma_rel_timing_t tm = {.rto_min_ns = 50000, .rto_max_ns = 1000000000};
+    const tbrdma_rel_timing_t tm = {
+        .rto_min_ns = 50000, .rto_max_ns = 1000000000, .rtt_max_ns = 1000000000};
     tbrdma_rel_tx_t tx;
     uint64_t t = 0;
     uint32_t rto = 0;
@@ -196,7 +199,13 @@ static void test_rel_rto_follows_round_trips(void)
     CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, t + tm.rto_min_ns, &tm));
     tbrdma_rel_tx_sent(&tx, t + tm.rto_min_ns);
     CU_ASSERT(1 == tbrdma_rel_tx_ack(&tx, tx.next_seq, t + 500000000, &tm));
-    CU_ASSERT(rto == tx.srtt_ns && tm.rto_min_ns == tx.rto_ns);
+    CU_ASSERT(rto == tx.srtt_ns);
+    /* ... and keeps the backed-off timeout until a new sample (an ack of a frame sent again
+       says nothing of the round trip: it may be the first transmission's, late) */
+    CU_ASSERT(2 * tm.rto_min_ns == tx.rto_ns);
+    t += 600000000;
+    rel_round_trip(&tx, t, 10000, &tm);
+    CU_ASSERT(tm.rto_min_ns == tx.rto_ns); /* sampled: the estimate again */
 }
 
 /*
@@ -243,7 +252,8 @@ static void test_rel_untimed_send_arms_at_next_clock(void)
  */
 static void test_rel_sample_never_wraps(void)
 {
-    const tbrdma_rel_timing_t tm = {.rto_min_ns = 50000, .rto_max_ns = 500000000};
+    const tbrdma_rel_timing_t tm = {
+        .rto_min_ns = 50000, .rto_max_ns = 500000000, .rtt_max_ns = 500000000};
     tbrdma_rel_tx_t tx;
 
     tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
@@ -257,10 +267,85 @@ static void test_rel_sample_never_wraps(void)
     CU_ASSERT(tx.rto_ns < tm.rto_max_ns);
 }
 
+/*
+ * Round trips longer than the backoff's cap (frames queued behind other ranks' in a busy agent:
+ * 0.4 s and more at 8 ranks per Mac on 2 cores): the timeout follows them up to rtt_max, and a
+ * frame acknowledged after such a round trip is never sent again before. With the timeout cut
+ * at rto_max every frame was sent twice, and the duplicates lengthened the queue further.
+ */
+static void test_rel_long_round_trips_are_waited_for(void)
+{
+    const tbrdma_rel_timing_t tm = {
+        .rto_min_ns = 4000000, .rto_max_ns = 500000000, .rtt_max_ns = 1250000000};
+    const uint64_t rtt = 700000000; /* 0.7 s */
+    tbrdma_rel_tx_t tx;
+    uint64_t t = 0;
+    uint32_t seq;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
+    for (int i = 0; i < 20; i++) {
+        t += 2 * rtt;
+        rel_round_trip(&tx, t, rtt, &tm);
+    }
+    CU_ASSERT(tx.rto_ns > rtt && tx.rto_ns <= tm.rtt_max_ns);
+    /* the next frame, sent at t and acknowledged 0.7 s later: no timeout before */
+    t += 2 * rtt;
+    seq = tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, t);
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, t + rtt, &tm));
+    CU_ASSERT(1 == tbrdma_rel_tx_ack(&tx, seq + 1, t + rtt, &tm));
+    /* a real loss: the backoff grows from there up to rtt_max, never down to rto_max */
+    t += 2 * rtt;
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, t);
+    for (int i = 0; i < 5; i++) {
+        t += tm.rtt_max_ns;
+        CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, t, &tm));
+        CU_ASSERT(tx.rto_ns > rtt);
+        tbrdma_rel_tx_sent(&tx, t);
+    }
+    CU_ASSERT(tm.rtt_max_ns == tx.rto_ns);
+    /* a huge round trip (a stalled peer): the timeout stops at rtt_max */
+    tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
+    rel_round_trip(&tx, t, 3000000000ull, &tm);
+    CU_ASSERT(tm.rtt_max_ns == tx.rto_ns);
+}
+
+/*
+ * A frame whose send has not completed is still in this Mac's send queue (behind other ranks'
+ * frames in the agent's): it cannot have been lost, so while that lasts its timer starts again
+ * on every pass, and it times out only a whole timeout after it left.
+ */
+static void test_rel_queued_frame_does_not_time_out(void)
+{
+    tbrdma_rel_tx_t tx;
+    uint64_t now = 1000;
+
+    tbrdma_rel_tx_init(&tx, 16, 2, timing.rto_min_ns);
+    tbrdma_rel_tx_new_seq(&tx);
+    tbrdma_rel_tx_take(&tx);
+    tbrdma_rel_tx_sent(&tx, now);
+    for (int i = 0; i < 10; i++) { /* 10 timeouts long in the queue, a pass every half */
+        now += timing.rto_min_ns / 2;
+        tbrdma_rel_tx_queued(&tx, now);
+        CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, now, &timing));
+    }
+    /* it left at now: a whole timeout later, and not before, it is sent again */
+    CU_ASSERT(0 == tbrdma_rel_tx_timeout(&tx, now + timing.rto_min_ns - 1, &timing));
+    CU_ASSERT(1 == tbrdma_rel_tx_timeout(&tx, now + timing.rto_min_ns, &timing));
+    /* nothing armed: nothing to restart */
+    tbrdma_rel_tx_init(&tx, 16, 2, timing.rto_min_ns);
+    tbrdma_rel_tx_queued(&tx, now);
+    CU_ASSERT(0 == tx.rto_at);
+}
+
 /* Karn's rule after a NACK too: the round trip of a frame sent again is never sampled. */
 static void test_rel_karn_after_nack(void)
 {
-    const tbrdma_rel_timing_t tm = {.rto_min_ns = 50000, .rto_max_ns = 500000000};
+    const tbrdma_rel_timing_t tm = {
+        .rto_min_ns = 50000, .rto_max_ns = 500000000, .rtt_max_ns = 500000000};
     tbrdma_rel_tx_t tx;
 
     tbrdma_rel_tx_init(&tx, 16, 2, tm.rto_min_ns);
@@ -693,6 +778,8 @@ int main(void)
         TBRDMA_UT_TEST(test_rel_rto_follows_round_trips),
         TBRDMA_UT_TEST(test_rel_untimed_send_arms_at_next_clock),
         TBRDMA_UT_TEST(test_rel_sample_never_wraps),
+        TBRDMA_UT_TEST(test_rel_long_round_trips_are_waited_for),
+        TBRDMA_UT_TEST(test_rel_queued_frame_does_not_time_out),
         TBRDMA_UT_TEST(test_rel_karn_after_nack),
         TBRDMA_UT_TEST(test_rel_unacked_for),
         TBRDMA_UT_TEST(test_rel_receiver_verdicts),
