@@ -65,6 +65,12 @@ static void timers_liveness(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endp
     }
 }
 
+/* The channel's first unacknowledged frame has not left this Mac: its send has not completed. */
+static int timers_head_queued(const mca_btl_tbrdma_chan_t *ch)
+{
+    return NULL != ch->head && (ch->head->flags & TBRDMA_FF_POSTED);
+}
+
 /*
  * A channel whose transmitted frames stay unacknowledged for the whole peer timeout carries no
  * data any more, even if the peer still answers probes on the other channel: the peer is lost
@@ -88,7 +94,7 @@ static void timers_unacked(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpo
              TBRDMA_CHAN_EAGER == c ? "1-frame" : "bulk", ch->tx.una, ch->tx.sent_hi - 1,
              (double) waited / 1e9, mca_btl_tbrdma_component.peer_timeout_ms,
              TBRDMA_CHAN_EAGER == c ? "small" : "large",
-             (NULL != ch->head && (ch->head->flags & TBRDMA_FF_POSTED))
+             timers_head_queued(ch)
                  ? " (the first of them has not left this Mac: its send never completed)"
                  : "");
     mca_btl_tbrdma_ep_fail(module, ep, why);
@@ -101,7 +107,7 @@ void mca_btl_tbrdma_timers(mca_btl_tbrdma_module_t *module, mca_btl_tbrdma_endpo
         mca_btl_tbrdma_chan_t *ch = &ep->chan[c];
 
         tbrdma_rel_tx_clock(&ch->tx, now);
-        if (NULL != ch->head && (ch->head->flags & TBRDMA_FF_POSTED)) {
+        if (timers_head_queued(ch)) {
             tbrdma_rel_tx_queued(&ch->tx, now); /* still in this Mac's send queue: not lost */
         }
         if (tbrdma_rel_tx_timeout(&ch->tx, now, &module->timing)) {
