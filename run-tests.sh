@@ -466,8 +466,8 @@ if stage_wanted bench; then
 fi
 vm_log=""
 if stage_wanted vm; then
-    # Every guest test but the MPI ones every time; the MPI ones (tbrdma's, and pml ucx's
-    # reference runs of the same programs on the same rxe links) in rotation.
+    # Every guest test but the MPI ones every time; tbrdma's MPI ones in rotation (pml ucx's
+    # reference runs of the same programs on the same rxe links: by hand, docs/testing.md).
     mapfile -t vm_mpi_take < <(rot_group "$slice" vm-mpi)
     echo "== vm (slice $slice of the rotation: ${#vm_mpi_take[@]} of $(rot_items vm-mpi | wc -l)" \
         "MPI tests, --full runs all)"

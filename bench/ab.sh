@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/ab.sh [options] NAME=ARGS [NAME=ARGS...]: settings against each other on a pair's
-# MPI_Allreduce (float32 sum, tb_coll_bench, every result checked), 2 simulated Macs, one rank
-# each, one cable, Open MPI 4.1, over tbrdma alone. Each NAME is a setting: ARGS are mpirun
-# arguments (MCA settings) added to the shipped defaults; NAME= with nothing is the defaults.
+# MPI_Allreduce (float32 sum, tb_coll_bench, every result checked), 2 simulated Macs joined by a
+# cable, one rank each (--hosts, --per-mac), Open MPI 4.1, over tbrdma alone (self,vader,tbrdma
+# at more than one rank per Mac). Each NAME is a setting: ARGS are mpirun arguments (MCA
+# settings) added to the shipped defaults; NAME= with nothing is the defaults.
 # A setting with its own --mca btl replaces tbrdma's (tcp='--mca btl self,tcp': Open MPI's TCP
 # over the same simulated cable, the interfaces the cable joins).
 # The settings take turns, round after round, in one cluster: a shared machine's load drifts,
@@ -12,6 +13,12 @@
 #   --rounds N     rounds (default 3)
 #   --min B --max B --factor F   sizes, bytes per rank (default 4096 to 16 MiB, factor 4)
 #   --csv FILE     default build/bench/ab.csv: setting,round,bytes,best_us
+#   --hosts H      simulated Macs, every pair cabled (default 2)
+#   --per-mac NAME=N   a setting's ranks per Mac (default 1); above 2 tbrdma goes through the
+#                  per-Mac agents (btl_tbrdma_agent auto); the time is the slowest rank's, for
+#                  the same bytes per rank. Ranks busy-poll while the job's ranks fit this
+#                  host's cores and yield when idle above that (MT_YIELD overrides)
+#   --scale S      tb_coll_bench's iteration scale (default 1)
 #   --components NAME=PATH   a setting's component path (another build's plugin/.libs:coll/.libs),
 #                  to compare builds (default: this checkout's build)
 # Example: bench/ab.sh --link apple default= w2='--mca btl_tbrdma_zcopy_window 2'
@@ -20,8 +27,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-rounds=3 min=4096 max=$((16 << 20)) factor=4 link=() csv=$repo/build/bench/ab.csv
-declare -A comp=()
+rounds=3 hosts=2 scale=1 min=4096 max=$((16 << 20)) factor=4 link=() csv=$repo/build/bench/ab.csv
+declare -A comp=() per_mac=()
 names=() args=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -32,12 +39,15 @@ while [ $# -gt 0 ]; do
     --factor) factor=$2 && shift 2 ;;
     --csv) csv=$2 && shift 2 ;;
     --components) comp[${2%%=*}]=${2#*=} && shift 2 ;;
+    --hosts) hosts=$2 && shift 2 ;;
+    --per-mac) per_mac[${2%%=*}]=${2#*=} && shift 2 ;;
+    --scale) scale=$2 && shift 2 ;;
     -*) echo "ab.sh: unknown option $1" >&2 && exit 2 ;;
     *=*) names+=("${1%%=*}") args+=("${1#*=}") && shift ;;
     *) echo "ab.sh: $1 is not NAME=ARGS" >&2 && exit 2 ;;
     esac
 done
-[ ${#names[@]} -ge 1 ] || { sed -n '2,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ ${#names[@]} -ge 1 ] || { sed -n '2,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 CHECK_NAME=ab
 export MT_TIMEOUT=${MT_TIMEOUT:-1800}
 # shellcheck source=../test/mpi/lib.sh
@@ -47,28 +57,29 @@ mt_require
 bin=$repo/build/bench/ab/tb_coll_bench
 mkdir -p "$(dirname "$bin")" "$(dirname "$csv")"
 mpicc -O2 -o "$bin" "$here/tb_coll_bench.c" -lm || fatal "tb_coll_bench.c does not build"
-mt_cluster p2p --hosts 2 "${link[@]}"
-export MT_YIELD=${MT_YIELD:-0} # busy-polling ranks, as between 2 Macs
+mt_cluster p2p --hosts "$hosts" "${link[@]}"
 
 echo "setting,round,bytes,best_us" >"$csv"
 for r in $(seq "$rounds"); do
     for i in "${!names[@]}"; do
-        n=${names[$i]} out=$TC_TMP/${names[$i]}.$r
+        n=${names[$i]} out=$TC_TMP/${names[$i]}.$r pm=${per_mac[${names[$i]}]:-1}
         read -ra a <<<"${args[$i]}"
-        btl=(--mca btl self,tbrdma)
+        btl=(--mca btl "$(mt_btl "$pm")")
         [[ " ${args[$i]} " == *" --mca btl "* ]] && btl=() # the setting names its own transports
-        mt_launch 2 1 --map-by node --mca pml ob1 "${btl[@]}" \
+        # busy-polling ranks, as on a Mac, while they fit this host's cores; yielding above that
+        MT_YIELD=${MT_YIELD:-$((pm * hosts > $(nproc)))} mt_launch $((hosts * pm)) "$pm" \
+            --map-by node --mca pml ob1 "${btl[@]}" \
             --mca opal_mca_base_component_path "${comp[$n]:-$MT_COMPONENTS}" \
             --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_peer_timeout_ms 60000 \
             "${a[@]}" "$bin" --impl "$n" --min "$min" --max "$max" --factor "$factor" \
-            --ops all_sum --dtypes float32 >"$out" 2>&1
+            --scale "$scale" --ops all_sum --dtypes float32 >"$out" 2>&1
         grep -q '^tbbench 1 end ' "$out" || { tail -20 "$out" >&2; fatal "setting $n, round $r: the run failed (above)"; }
         sed -n 's/^tbbench 1 result .* bytes=\([0-9]*\) .* best_us=\([0-9.]*\) .*verified=yes.*/\1 \2/p' \
             "$out" | awk -v n="$n" -v r="$r" -v OFS=, '{print n, r, $1, $2}' >>"$csv"
     done
 done
 
-echo "pair all-reduce, float32 sum, 2 simulated Macs, link ${link[1]:-off (memcpy cable)}, $rounds rounds taking turns, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "all-reduce, float32 sum, $hosts simulated Macs ($(for n in "${names[@]}"; do printf '%s %s/Mac ' "$n" "${per_mac[$n]:-1}"; done| sed 's/ $//')), link ${link[1]:-off (memcpy cable)}, $rounds rounds taking turns, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(best time in us; in brackets the ratio to ${names[0]}: < 1 is faster)"
 awk -F, -v list="${names[*]}" 'NR > 1 {
         k = $1 SUBSEP $3

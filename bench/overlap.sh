@@ -2,14 +2,18 @@
 # bench/overlap.sh [options] [NAME=ARGS...]: how much of a large exchange keeps moving while the
 # ranks compute (tb_overlap: both ranks post MPI_Isend and MPI_Irecv, compute as long as the
 # exchange alone takes, then wait; overlap 1 = hidden entirely, 0 = it moves only inside the
-# wait). 2 simulated Macs, one rank each, one cable, Open MPI 4.1. Settings as in ab.sh: ARGS are
-# mpirun arguments added to the shipped defaults over tbrdma alone; a setting with its own
-# --mca btl replaces tbrdma's. Default settings: tbrdma= and tcp='--mca btl self,tcp' (Open
-# MPI's TCP on the same cable, whose kernel moves data while a rank computes).
+# wait). 2 simulated Macs, one rank each (or N: --per-mac), one cable, Open MPI 4.1. Settings as
+# in ab.sh: ARGS are mpirun arguments added to the shipped defaults over tbrdma alone; a setting
+# with its own --mca btl replaces tbrdma's. Default settings: tbrdma= and tcp='--mca btl
+# self,tcp' (self,vader,tcp above 1 per Mac: Open MPI's TCP on the same cable, whose kernel moves
+# data while a rank computes).
 # The settings take turns, round after round; per size the best times over the rounds and the
 # overlap they give. The baseline for docs/design.md's requirement on many ranks per Mac: "a large
 # message keeps moving while its rank computes", against one rank per Mac today.
 #   --link SPEC    the simulator's link model (apple: Apple's 75 Gbit/s; default: memcpy cable)
+#   --per-mac N    N ranks per Mac (default 1), N pairs exchanging across the cable at once,
+#                  btl self,vader,tbrdma: above 2 per Mac tbrdma goes through the per-Mac agents
+#                  (btl_tbrdma_agent auto); times are the slowest rank's
 #   --rounds N     rounds (default 3)   --iters N   runs per size and round (default 5)
 #   --min B --max B --factor F   sizes (default 64 KiB to 16 MiB, factor 4)
 #   --csv FILE     default build/bench/overlap.csv: setting,round,bytes,comm_us,comp_us,both_us
@@ -17,46 +21,49 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-rounds=3 iters=5 min=$((64 << 10)) max=$((16 << 20)) factor=4 link=() csv=$repo/build/bench/overlap.csv
+rounds=3 iters=5 per_mac=1 min=$((64 << 10)) max=$((16 << 20)) factor=4 link=() csv=$repo/build/bench/overlap.csv
 names=() args=()
 while [ $# -gt 0 ]; do
     case $1 in
     --link) link=(--link "$2") && shift 2 ;;
     --rounds) rounds=$2 && shift 2 ;;
+    --per-mac) per_mac=$2 && shift 2 ;;
     --iters) iters=$2 && shift 2 ;;
     --min) min=$2 && shift 2 ;;
     --max) max=$2 && shift 2 ;;
     --factor) factor=$2 && shift 2 ;;
     --csv) csv=$2 && shift 2 ;;
-    -h | --help) sed -n '2,18s/^# \{0,1\}//p' "$0" && exit 0 ;;
+    -h | --help) sed -n '2,22s/^# \{0,1\}//p' "$0" && exit 0 ;;
     -*) echo "overlap.sh: unknown option $1" >&2 && exit 2 ;;
     *=*) names+=("${1%%=*}") args+=("${1#*=}") && shift ;;
     *) echo "overlap.sh: $1 is not NAME=ARGS" >&2 && exit 2 ;;
     esac
 done
-if [ ${#names[@]} -eq 0 ]; then
-    names=(tbrdma tcp) args=("" "--mca btl self,tcp")
-fi
 CHECK_NAME=overlap
 export MT_TIMEOUT=${MT_TIMEOUT:-1800}
 # shellcheck source=../test/mpi/lib.sh
 . "$repo/test/mpi/lib.sh"
 mt_flavour 4.1
 mt_require
+if [ ${#names[@]} -eq 0 ]; then
+    names=(tbrdma tcp) args=("" "--mca btl $(mt_btl "$per_mac" | sed 's/tbrdma$/tcp/')")
+fi
 bin=$repo/build/bench/overlap/tb_overlap
 mkdir -p "$(dirname "$bin")" "$(dirname "$csv")"
 mpicc -O2 -o "$bin" "$here/tb_overlap.c" || fatal "tb_overlap.c does not build"
 mt_cluster p2p --hosts 2 "${link[@]}"
-export MT_YIELD=${MT_YIELD:-0} # busy-polling ranks, as between 2 Macs
+# busy-polling ranks, as between 2 Macs; above 1 per Mac (more ranks and agents than this
+# host has cores) idle ranks yield, as the tests run them
+export MT_YIELD=${MT_YIELD:-$((per_mac > 1))}
 
 echo "setting,round,bytes,comm_us,comp_us,both_us" >"$csv"
 for r in $(seq "$rounds"); do
     for i in "${!names[@]}"; do
         n=${names[$i]} out=$TC_TMP/${names[$i]}.$r
         read -ra a <<<"${args[$i]}"
-        btl=(--mca btl self,tbrdma)
+        btl=(--mca btl "$(mt_btl "$per_mac")")
         [[ " ${args[$i]} " == *" --mca btl "* ]] && btl=()
-        mt_launch 2 1 --map-by node --mca pml ob1 "${btl[@]}" \
+        mt_launch $((2 * per_mac)) "$per_mac" --map-by node --mca pml ob1 "${btl[@]}" \
             --mca opal_mca_base_component_path "$MT_COMPONENTS" \
             --mca btl_tbrdma_verbs_lib "$MT_SIMLIB" --mca btl_tbrdma_peer_timeout_ms 60000 \
             "${a[@]}" "$bin" --impl "$n" --min "$min" --max "$max" --factor "$factor" \
@@ -67,7 +74,7 @@ for r in $(seq "$rounds"); do
     done
 done
 
-echo "overlap of a 2-rank exchange with computation, 2 simulated Macs, link ${link[1]:-off (memcpy cable)}, $rounds rounds x $iters runs taking turns, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "overlap of $per_mac pair(s)' exchanges with computation, 2 simulated Macs, $per_mac rank(s) each, link ${link[1]:-off (memcpy cable)}, $rounds rounds x $iters runs taking turns, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(per setting: the exchange alone in us, and overlap = (comm + comp - both) / comm from the best times: 1 hidden, 0 not)"
 awk -F, -v list="${names[*]}" 'NR > 1 {
         k = $1 SUBSEP $3

@@ -1,6 +1,8 @@
 /*
- * tb_overlap: how much of a large exchange keeps moving while the ranks compute. Two ranks; per
- * size, the best of --iters runs of each of:
+ * tb_overlap: how much of a large exchange keeps moving while the ranks compute. An even number
+ * of ranks in pairs (rank r with rank r ^ 1: with --map-by node on 2 hosts, a pair spans the
+ * cable, and at N ranks per Mac N pairs share it at once); per size, the best of --iters runs
+ * (each the slowest rank's time) of each of:
  *   comm   both post MPI_Irecv and MPI_Isend of the size, then MPI_Waitall (nothing else)
  *   comp   a computation calibrated to take as long as comm, no MPI call
  *   both   post the exchange, run the same computation, then MPI_Waitall
@@ -66,7 +68,8 @@ static int check(const uint8_t *b, size_t n, int rank, int iter)
 
 /* One run: the exchange of n bytes with peer, with steps of computation between post and wait
  * (0: none, -1: the computation alone). Returns its time in us; *ok cleared on a wrong byte. */
-static double run(uint8_t *sb, uint8_t *rb, size_t n, int me, int peer, long steps, int iter, int *ok)
+static double run(uint8_t *sb, uint8_t *rb, size_t n, int me, int peer, long steps, int iter,
+                  int *ok)
 {
     MPI_Request rq[2];
     double t;
@@ -100,7 +103,7 @@ static double slowest(double t)
 int main(int argc, char **argv)
 {
     size_t min = 64 << 10, max = 16 << 20, factor = 4;
-    int iters = 10, me, np, ok = 1;
+    int iters = 10, me, np, peer, ok = 1;
     const char *impl = "tbrdma";
     double rate;
     uint8_t *sb, *rb;
@@ -121,12 +124,14 @@ int main(int argc, char **argv)
             impl = argv[i + 1];
         }
     }
-    if (2 != np || min < 1 || factor < 2 || iters < 1) {
+    if (np < 2 || np % 2 || min < 1 || factor < 2 || iters < 1) {
         if (0 == me) {
-            fprintf(stderr, "tb_overlap: 2 ranks, --min >= 1, --factor >= 2, --iters >= 1\n");
+            fprintf(stderr, "tb_overlap: an even number of ranks, --min >= 1, --factor >= 2, "
+                            "--iters >= 1\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    peer = me ^ 1;
     sb = malloc(max);
     rb = malloc(max);
     if (NULL == sb || NULL == rb) {
@@ -140,23 +145,23 @@ int main(int argc, char **argv)
         int it = 0;
 
         for (int i = 0; i < iters; i++, it++) {
-            double t = slowest(run(sb, rb, n, me, 1 - me, 0, it, &ok));
+            double t = slowest(run(sb, rb, n, me, peer, 0, it, &ok));
             comm = (t < comm) ? t : comm;
         }
         steps = (long) (comm * rate) + 1;
         for (int i = 0; i < iters; i++, it++) {
-            double t = slowest(run(sb, rb, n, me, 1 - me, -steps, it, &ok));
+            double t = slowest(run(sb, rb, n, me, peer, -steps, it, &ok));
             comp = (t < comp) ? t : comp;
         }
         for (int i = 0; i < iters; i++, it++) {
-            double t = slowest(run(sb, rb, n, me, 1 - me, steps, it, &ok));
+            double t = slowest(run(sb, rb, n, me, peer, steps, it, &ok));
             both = (t < both) ? t : both;
         }
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         if (0 == me) {
             printf("tboverlap result impl=%s bytes=%zu comm_us=%.1f comp_us=%.1f both_us=%.1f "
-                   "overlap=%.2f ok=%s\n",
-                   impl, n, comm, comp, both, (comm + comp - both) / comm, ok ? "yes" : "no");
+                   "overlap=%.2f ranks=%d ok=%s\n",
+                   impl, n, comm, comp, both, (comm + comp - both) / comm, np, ok ? "yes" : "no");
             fflush(stdout);
         }
     }

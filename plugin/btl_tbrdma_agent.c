@@ -10,6 +10,9 @@
 #include "base/btl_tbrdma_shmseg.h"
 #include "base/btl_tbrdma_verbs.h"
 
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/runtime/opal_progress.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -136,6 +139,42 @@ static void agent_report(const mca_btl_tbrdma_module_t *module, const char *err)
     mca_btl_tbrdma_show_help("agent-failed", msg);
 }
 
+/* The Mac runs its ranks and its agent. When they outnumber its cores, ranks that busy-poll take
+ * the agent's turns: on the 2-core test host, with 2 busy ranks and 2 agents, a pair's 8-byte
+ * all-reduce took 8.8 ms instead of 65 us with idle ranks yielding (docs/design.md). Open MPI
+ * makes idle ranks yield only on a node it knows is oversubscribed, and it does not count the
+ * agent; so tbrdma turns yield-when-idle on then, unless the user set mpi_yield_when_idle. */
+static void agent_yield_if_crowded(uint32_t nranks)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int idx = mca_base_var_find("ompi", "mpi", NULL, "yield_when_idle");
+    mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+    const bool *now = NULL;
+
+    if (cores <= 0 || (long) nranks + 1 <= cores) {
+        return;
+    }
+    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &now, &source, NULL)) {
+        now = NULL;
+    } else if (MCA_BASE_VAR_SOURCE_DEFAULT != source) {
+        TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                       "%u ranks and the agent on %ld cores: mpi_yield_when_idle left as set (%s)",
+                       nranks, cores, (NULL != now && *now) ? "true" : "false");
+        return;
+    }
+    if (NULL != now) {
+        /* The variable is not settable (mca_base_var_set_value refuses it), and Open MPI 5.0
+         * hands its value to opal_progress after add_procs: write its storage, as Open MPI does
+         * itself for an oversubscribed node. */
+        *(bool *) now = true;
+    }
+    (void) opal_progress_set_yield_when_idle(true);
+    TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
+                   "%u ranks and the agent on %ld cores: idle ranks yield the core "
+                   "(mpi_yield_when_idle 0 keeps them busy-polling)",
+                   nranks, cores);
+}
+
 int mca_btl_tbrdma_agent_join(mca_btl_tbrdma_module_t *module, const mca_btl_tbrdma_job_t *job,
                               size_t nprocs, opal_proc_t **procs, const opal_process_name_t *names,
                               size_t nnames)
@@ -170,6 +209,7 @@ int mca_btl_tbrdma_agent_join(mca_btl_tbrdma_module_t *module, const mca_btl_tbr
         return rc;
     }
     module->agent_mode = true;
+    agent_yield_if_crowded(l.nranks);
     TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                    "local rank %u of %u on %s: the cables' queue pairs are the tbrdma agent's "
                    "(pid %d, segment %s)",

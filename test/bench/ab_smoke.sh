@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/ab.sh (settings against each other on a pair's all-reduce) in its quickest form: two
-# settings, one round, two sizes. Never a timing verdict. Checked:
-#   - it exits 0, and its CSV has a row per setting and size, each a positive time of a result
+# settings (the second at 2 ranks per Mac, --per-mac), one round, two sizes. Never a timing
+# verdict. Checked:
+#   - it exits 0, its title names each setting's ranks per Mac, and its CSV has a row per setting and size, each a positive time of a result
 #     tb_coll_bench verified;
 #   - the table has a row per size, the first setting's ratio to itself 1.00 and the second's a
 #     number;
@@ -17,11 +18,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tbrdma-bench-ab.XXXXXX") || fatal "mktemp -d fa
 trap 'rm -rf "$tmp"' EXIT
 
 "$top/bench/ab.sh" --rounds 1 --min 65536 --max 131072 --factor 2 --csv "$tmp/ab.csv" \
-    default= copy='--mca btl_tbrdma_zcopy 0' >"$tmp/out" 2>&1
+    --per-mac two=2 default= two= >"$tmp/out" 2>&1
 rc=$?
 sed 's/^/    | /' "$tmp/out"
 expect "bench/ab.sh exits 0" 0 "$rc"
-for s in default copy; do
+check_grep "the title: default at 1 rank per Mac, two at 2" "$tmp/out" "(default 1/Mac two 2/Mac)"
+for s in default two; do
     for b in 65536 131072; do
         check "CSV: $s at $b B, a positive time" \
             awk -F, -v s="$s" -v b="$b" '$1 == s && $3 == b && $4 > 0 {f = 1} END {exit !f}' "$tmp/ab.csv"

@@ -12,6 +12,10 @@
 #             agent; the dead agent's 2 queue pairs per device stay held (Apple's device frees
 #             nothing for a dead process), the next job still runs beside them, and
 #             tbsimctl reclaim (a restart) frees them
+#   yield     4 ranks and the agent on a Mac of this host's cores (2): with mpi_yield_when_idle
+#             unset, tbrdma makes every rank's idle waits yield the core (busy-polling ranks take
+#             the agent's turns); set by the user, it is left as set; at 1 rank per Mac through
+#             the agent (2 processes, 2 cores) the ranks keep busy-polling
 #   together  two jobs at once on the same Macs, payloads naming their job: both right, each
 #             through its own agents (4 queue pairs per device while both run)
 set -uo pipefail
@@ -90,6 +94,28 @@ if mt_job_start qps 16 4 "tbtest ring: running" --mca btl_tbrdma_verbose 1 -- tb
     MT_JOB_PID=
     nothing_left "qps: after the job"
 fi
+
+# yield_case NAME NP SLOTS MT_YIELD WANT [MPIRUN-ARGS...]: tb_ring at SLOTS ranks per Mac with
+# mpi_yield_when_idle given as MT_YIELD (none: not given); WANT ranks report idle waits that yield.
+yield_case()
+{
+    local name=$1 np=$2 slots=$3 yield=$4 want=$5
+    shift 5
+    MT_YIELD=$yield TBTEST_SHOW_YIELD=1 mt_run "$name" "$np" "$slots" -x TBTEST_SHOW_YIELD \
+        --mca btl_tbrdma_verbose 1 "$@" -- tb_ring 1
+    expect "$name: ranks whose idle waits yield the core" "$want" \
+        "$(grep -c '^tbtest ring: rank [0-9]* yield_when_idle 1$' "$MT_OUT")"
+}
+cores=$(nproc) # every simulated Mac sees this host's cores
+yield_case yield-crowded 16 4 none $((4 + 1 > cores ? 16 : 0))
+[ $((4 + 1)) -le "$cores" ] || check_grep "yield-crowded: the ranks say why (btl_tbrdma_verbose 1)" \
+    "$MT_OUT" "4 ranks and the agent on $cores cores: idle ranks yield the core"
+yield_case yield-user-set 16 4 0 0
+check_grep "yield-user-set: the ranks say it is left as set" "$MT_OUT" \
+    "mpi_yield_when_idle left as set .false."
+yield_case yield-room 4 1 none $((1 + 1 > cores ? 4 : 0)) --mca btl_tbrdma_agent on
+check_grep "yield-room: the agent was used at 1 rank per Mac" "$MT_OUT" \
+    "the cables' queue pairs are the tbrdma agent's"
 
 # one_dies NAME HOW: a rank of mac-b dies (HOW: kill9 or abort) while tb_ring runs.
 one_dies()

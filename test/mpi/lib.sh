@@ -119,12 +119,14 @@ mt_cluster()
 # and two busy-polling ranks sharing a core take turns of a scheduler tick (4 ms) each. The
 # simulated Macs hold more ranks than this machine has cores, which Open MPI cannot see (each
 # Mac has its own slots), so idle ranks are told to yield the core (mpi_yield_when_idle, what
-# Open MPI sets by itself on an oversubscribed node; MT_YIELD=0 turns it off).
+# Open MPI sets by itself on an oversubscribed node; MT_YIELD=0 turns it off, MT_YIELD=none
+# leaves it unset: Open MPI's and tbrdma's own choice).
 mt_launch()
 {
     local np=$1 slots=$2 dog rc
     shift 2
-    set -- --bind-to none --mca mpi_yield_when_idle "${MT_YIELD:-1}" "$@"
+    set -- --bind-to none "$@"
+    [ none = "${MT_YIELD:-1}" ] || set -- --mca mpi_yield_when_idle "${MT_YIELD:-1}" "$@"
     # a mutant of the mutable build (test/mutate/plugin.sh) is chosen in every rank
     [ -z "${TBRDMA_MUTANT:-}" ] || set -- -x TBRDMA_MUTANT "$@"
     # a job about to be stopped for its time says what its processes wait in, first (the
@@ -264,6 +266,11 @@ mt_btl()
     fi
 }
 
+# The start-up lines btl_tbrdma_verbose 1 prints for every device and rank (left out of a
+# failure's summary, which they would fill).
+MT_VERBOSE_INFO="^tbrdma: using: |^tbrdma mesh: |the cables' queue pairs are the tbrdma agent's|"
+MT_VERBOSE_INFO+="idle ranks yield the core|mpi_yield_when_idle left as set"
+
 # mt_run NAME NP SLOTS [MPIRUN-ARGS...] -- PROGRAM [ARGS...]: PROGRAM (under MT_WRAP) over tbrdma (pml ob1,
 # tbrdma and self/sm only, against the simulator), output kept in $MT_OUT; checks mpirun's
 # exit status and that every rank printed its OK line.
@@ -283,7 +290,9 @@ mt_run()
         return 0
     fi
     fail "$name: mpirun exit $rc after $secs s, $n of $np ranks OK"
-    grep -E "FAIL|tbrdma|rror|abort" "$MT_OUT" | head -20 | sed 's/^/    | /'
+    # what went wrong, not what btl_tbrdma_verbose says of every device and rank at start-up
+    grep -aE "FAIL|tbrdma|rror|abort" "$MT_OUT" | grep -Ev "$MT_VERBOSE_INFO" | head -30 \
+        | sed 's/^/    | /'
     return 1
 }
 

@@ -9,10 +9,17 @@
  * round, while the others wait for it inside MPI (its liveness thread must keep answering their
  * probes); with overlap > 0 every rank computes that long between posting each exchange and
  * waiting for it. With TBTEST_ABORT_RANK=r in the environment, rank r calls MPI_Abort (code 3)
- * after its tenth round.
+ * after its tenth round. With TBTEST_SHOW_YIELD set, each rank prints whether its idle waits yield
+ * the core ("tbtest ring: rank R yield_when_idle V", Open MPI's opal_progress_yield_when_idle,
+ * found at run time: no Open MPI header needed).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#endif
 #include "tb_common.h"
 
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <time.h>
 
 static double tb_now(void)
@@ -80,6 +87,22 @@ static long tb_round(unsigned char *out, unsigned char *in, size_t len, int roun
     return got;
 }
 
+/* With TBTEST_SHOW_YIELD: whether this rank's idle waits yield the core, after MPI_Init. */
+static void tb_show_yield(void)
+{
+    const bool *yield = dlsym(RTLD_DEFAULT, "opal_progress_yield_when_idle");
+
+    if (NULL == getenv("TBTEST_SHOW_YIELD")) {
+        return;
+    }
+    if (NULL == yield) {
+        tb_check(0, "opal_progress_yield_when_idle not found: %s", dlerror());
+        return;
+    }
+    printf("tbtest ring: rank %d yield_when_idle %d\n", tb_rank, *yield ? 1 : 0);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     double seconds = (argc > 1) ? atof(argv[1]) : 20.0, start;
@@ -91,6 +114,7 @@ int main(int argc, char **argv)
     int round = 0, more = 1;
 
     tb_init(&argc, &argv, "ring");
+    tb_show_yield();
     out = tb_malloc(len);
     in = tb_malloc(len);
     start = tb_now();

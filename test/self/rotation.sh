@@ -32,6 +32,12 @@ for g in $ROT_GROUPS; do
     check "run-tests.sh draws $g through the rotation" \
         grep -q "rot_group \"\$slice\" $g" "$top/run-tests.sh"
 done
+busy=$(for g in ompi-source mpi-many; do rot_items "$g" | while read -r i; do rot_slice_of "$g" "$i"; done; done | sort -u | tr '\n' ' ')
+while read -r g item; do
+    at=$(rot_slice_of "$g" "$item")
+    check "$g $item (slow) is in a slice ($at), not one of the longest ($busy)" \
+        eval '[ -n "$at" ] && [[ " $busy" != *" $at "* ]]'
+done <<<"$ROT_KEEP_APART"
 expect "ROT_SLICE=1 picks slice 1" 1 "$(ROT_SLICE=1 rot_slice)"
 expect "a run's slice is its commit count modulo $ROT_SLICES" \
     $(($(git -C "$top" rev-list --count HEAD) % ROT_SLICES)) "$(rot_slice)"
