@@ -52,9 +52,9 @@ bin=$repo/build/bench/overlap/tb_overlap
 mkdir -p "$(dirname "$bin")" "$(dirname "$csv")"
 mpicc -O2 -o "$bin" "$here/tb_overlap.c" || fatal "tb_overlap.c does not build"
 mt_cluster p2p --hosts 2 "${link[@]}"
-# busy-polling ranks, as between 2 Macs; above 1 per Mac (more ranks and agents than this
-# host has cores) idle ranks yield, as the tests run them
-export MT_YIELD=${MT_YIELD:-$((per_mac > 1))}
+# busy-polling ranks, as between 2 Macs, while the job's ranks fit this host's cores; yielding
+# above that, as ab.sh decides
+export MT_YIELD=${MT_YIELD:-$((2 * per_mac > $(nproc)))}
 
 echo "setting,round,bytes,comm_us,comp_us,both_us" >"$csv"
 for r in $(seq "$rounds"); do

@@ -147,25 +147,25 @@ static void agent_report(const mca_btl_tbrdma_module_t *module, const char *err)
 static void agent_yield_if_crowded(uint32_t nranks)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int idx = mca_base_var_find("ompi", "mpi", NULL, "yield_when_idle");
     mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
-    const bool *now = NULL;
+    const bool *now = NULL; /* the variable's storage, when found */
+    int idx;
 
     if (cores <= 0 || (long) nranks + 1 <= cores) {
         return;
     }
-    if (idx < 0 || OPAL_SUCCESS != mca_base_var_get_value(idx, &now, &source, NULL)) {
-        now = NULL;
-    } else if (MCA_BASE_VAR_SOURCE_DEFAULT != source) {
+    idx = mca_base_var_find("ompi", "mpi", NULL, "yield_when_idle");
+    if (idx >= 0 && OPAL_SUCCESS == mca_base_var_get_value(idx, &now, &source, NULL)
+        && MCA_BASE_VAR_SOURCE_DEFAULT != source) {
         TBRDMA_VERBOSE(TBRDMA_VERBOSE_DECLINE,
                        "%u ranks and the agent on %ld cores: mpi_yield_when_idle left as set (%s)",
-                       nranks, cores, (NULL != now && *now) ? "true" : "false");
+                       nranks, cores, *now ? "true" : "false");
         return;
     }
     if (NULL != now) {
-        /* The variable is not settable (mca_base_var_set_value refuses it), and Open MPI 5.0
-         * hands its value to opal_progress after add_procs: write its storage, as Open MPI does
-         * itself for an oversubscribed node. */
+        /* The variable is not settable (mca_base_var_set_value refuses it), and Open MPI hands
+         * its value to opal_progress after add_procs: write its storage, as Open MPI does itself
+         * for an oversubscribed node. */
         *(bool *) now = true;
     }
     (void) opal_progress_set_yield_when_idle(true);

@@ -34,8 +34,8 @@ static struct {
     pid_t child; /* the agent, when this process started it */
     uint64_t beat, beat_ns, checked_ns;
     int timeout_ms; /* how long the agent may take to answer (attach's) */
-    int stale_ms;   /* how long its heartbeat may stand still (0: TBRDMA_AGENTLINK_STALE_MS) */
-} agentlink;
+    int stale_ms;   /* how long its heartbeat may stand still */
+} agentlink = {.stale_ms = TBRDMA_AGENTLINK_STALE_MS};
 
 void tbrdma_agentlink_set_stale(int peer_timeout_ms)
 {
@@ -46,7 +46,7 @@ void tbrdma_agentlink_set_stale(int peer_timeout_ms)
 
 int tbrdma_agentlink_stale_ms(void)
 {
-    return (0 != agentlink.stale_ms) ? agentlink.stale_ms : TBRDMA_AGENTLINK_STALE_MS;
+    return agentlink.stale_ms;
 }
 
 static tbrdma_agentseg_rank_t *agentlink_line(void);
